@@ -1,0 +1,32 @@
+# The autofs v5 packet ABI lab. Every target is a thing a learner does;
+# the work is in steps/lib/*.sh. See README.md.
+#
+#   make                 build every step's kernel and guest, boot each in
+#                        QEMU, print the outcome matrix
+#   make run STEP=N      boot one step, print its guest transcript
+#   make shell STEP=N    boot one step with an interactive busybox shell
+#   make test            the whole test suite
+#   make bench           build and boot timings on this machine
+#   make clean           remove build/ (the kernel tree and all output)
+
+LIB := steps/lib
+export BUILD_DIR LAB_KVM
+
+.PHONY: all run shell test bench clean
+all:
+	@$(LIB)/lab.sh all
+
+run:
+	@$(LIB)/lab.sh run "$(STEP)"
+
+shell:
+	@$(LIB)/lab.sh shell "$(STEP)"
+
+test:
+	@$(LIB)/test.sh
+
+bench:
+	@$(LIB)/bench.sh
+
+clean:
+	rm -rf $(or $(BUILD_DIR),build)

@@ -1,0 +1,161 @@
+/* The processes that make the kernel talk: a client that walks into
+ * dir/<key> from its own process group (so the kernel does not take it
+ * for the daemon), and an expirer that asks for expires.  All bounded. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/magic.h>
+
+#include "daemon.h"
+
+/* Common child setup: default signals, a death timer, no daemon fds. */
+static void child_prepare(struct lab *L, int keep_ioctl_fd)
+{
+	signal(SIGALRM, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	/* killable wait in the kernel: never outlive the daemon's patience */
+	alarm((unsigned int)(L->timeout_ms * 4 / 1000 + 5));
+	if (L->pipe_r >= 0)
+		close(L->pipe_r);
+	if (!keep_ioctl_fd && L->ioctl_fd >= 0)
+		close(L->ioctl_fd);
+}
+
+static pid_t remember(struct lab *L, pid_t pid)
+{
+	if (pid > 0 && L->nkids < MAX_KIDS)
+		L->kids[L->nkids++] = pid;
+	return pid;
+}
+
+pid_t spawn_client(struct lab *L, const char *path)
+{
+	struct stat st;
+	struct statfs sf;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid != 0)
+		return remember(L, pid);
+
+	child_prepare(L, 0);
+	/* out of the daemon's pgrp, or the kernel treats us as the daemon */
+	if (setpgid(0, 0) < 0) {
+		fprintf(stderr, "%s: client: setpgid: %s\n", L->prog, strerror(errno));
+		_exit(5);
+	}
+	if (stat(path, &st) < 0) {
+		fprintf(stderr, "%s: client %d: stat %s: %s\n", L->prog,
+			(int)getpid(), path, strerror(errno));
+		_exit(1);
+	}
+	if (statfs(path, &sf) < 0) {
+		fprintf(stderr, "%s: client %d: statfs %s: %s\n", L->prog,
+			(int)getpid(), path, strerror(errno));
+		_exit(2);
+	}
+	if ((unsigned long)sf.f_type != TMPFS_MAGIC) {
+		fprintf(stderr, "%s: client %d: %s has f_type 0x%lx, not tmpfs\n",
+			L->prog, (int)getpid(), path, (unsigned long)sf.f_type);
+		_exit(3);
+	}
+	fprintf(stderr, "%s: client %d: %s is a tmpfs\n", L->prog, (int)getpid(), path);
+	_exit(0);
+}
+
+pid_t spawn_expirer(struct lab *L)
+{
+	int how = AUTOFS_EXP_IMMEDIATE, done = 0;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid != 0)
+		return remember(L, pid);
+
+	child_prepare(L, 1);
+	/* stays in the daemon's pgrp: expire is the daemon's own business */
+	for (;;) {
+		if (ioctl(L->ioctl_fd, AUTOFS_IOC_EXPIRE_MULTI, &how) == 0) {
+			if (++done > 8)
+				_exit(99);
+			continue;
+		}
+		if (errno == EAGAIN)	/* nothing left to expire */
+			_exit(done);
+		fprintf(stderr, "%s: expirer: AUTOFS_IOC_EXPIRE_MULTI: %s\n",
+			L->prog, strerror(errno));
+		_exit(100);
+	}
+}
+
+static void forget(struct lab *L, pid_t pid)
+{
+	for (int i = 0; i < L->nkids; i++)
+		if (L->kids[i] == pid) {
+			L->kids[i] = L->kids[--L->nkids];
+			return;
+		}
+}
+
+/* Poll waitpid() so no wait can hang the daemon. */
+static int wait_bounded(pid_t pid, int ms, int *status)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	for (int waited = 0;; waited += 10) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+
+		if (r == pid || (r < 0 && errno == ECHILD))
+			return r == pid ? 0 : -1;
+		if (waited >= ms)
+			return -1;
+		nanosleep(&tick, NULL);
+	}
+}
+
+int kid_wait(struct lab *L, pid_t pid, int ms, int *status)
+{
+	if (wait_bounded(pid, ms, status) == 0) {
+		forget(L, pid);
+		return 0;
+	}
+	kill(pid, SIGKILL);
+	wait_bounded(pid, 1000, status);
+	forget(L, pid);
+	return -1;
+}
+
+void kids_reap_all(struct lab *L, int ms)
+{
+	int status;
+
+	while (L->nkids > 0) {
+		pid_t pid = L->kids[0];
+
+		if (kid_wait(L, pid, ms, &status) < 0)
+			fprintf(stderr, "%s: killed child %d that did not finish\n",
+				L->prog, (int)pid);
+	}
+}
+
+void describe_status(const char *who, int status, char *out, size_t len)
+{
+	if (WIFEXITED(status))
+		snprintf(out, len, "%s exited with %d", who, WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(out, len, "%s killed by signal %d", who, WTERMSIG(status));
+	else
+		snprintf(out, len, "%s ended with status 0x%x", who, status);
+}

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# The whole test suite: static checks, the kernel series, the guest
+# programs' unit tests, and every step booted with its RESULT lines
+# checked against history. Every check prints "ok - ..." or
+# "not ok - ..."; the last line is "N passed, N failed".
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+lib=$LAB_ROOT/steps/lib
+passed=0 failed=0
+TLOG=$LOGS/test
+mkdir -p "$TLOG"
+
+pass() { echo "ok - $*"; passed=$((passed + 1)); }
+fail() { echo "not ok - $*"; failed=$((failed + 1)); }
+# t "description" command...: one check, its output kept in a log
+t() {
+	local what=$1 log
+	shift
+	log=$TLOG/$(echo "$what" | tr -c 'A-Za-z0-9.-' '_' | cut -c1-80).log
+	if "$@" >"$log" 2>&1; then
+		pass "$what"
+	else
+		fail "$what (log: ${log#"$LAB_ROOT"/})"
+		sed 's/^/#   /' "$log" | tail -n 15
+	fi
+}
+# count the ok / not ok lines another check printed
+tally() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) echo "$line"; passed=$((passed + 1)) ;;
+		"not ok "*) echo "$line"; failed=$((failed + 1)) ;;
+		esac
+	done
+}
+finish() {
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
+
+"$lib/deps.sh" test
+
+say "static checks"
+mapfile -t scripts < <(cd "$LAB_ROOT" && { ls steps/lib/*.sh guest/*.sh; echo .ci/run; })
+for s in "${scripts[@]}"; do
+	t "shellcheck $s" shellcheck -x "$LAB_ROOT/$s"
+done
+
+say "kernel tree"
+if ! "$lib/kernel-tree.sh" >"$TLOG/kernel-tree.log" 2>&1; then
+	fail "kernel-patches/ apply with git am to linux-source $(linux_source_version)"
+	sed 's/^/#   /' "$TLOG/kernel-tree.log"
+	finish
+	exit 1
+fi
+pass "kernel-patches/ apply with git am to linux-source $(linux_source_version)"
+checkpatch_clean() { # the tree's own checkpatch.pl finds no ERROR
+	local out
+	out=$(cd "$KSRC" && scripts/checkpatch.pl --terse --no-summary "$1" 2>&1) || true
+	echo "$out"
+	! grep -q 'ERROR:' <<<"$out"
+}
+for p in "$LAB_ROOT"/kernel-patches/*.patch; do
+	t "checkpatch.pl: no errors in ${p##*/}" checkpatch_clean "$p"
+done
+last=$(step_branch "$(step_numbers | tail -n 1)")
+t "after the last step, the pipe and autofs code equal the pristine source" \
+	git -C "$KSRC" diff --exit-code baseline "$last" -- \
+	fs/autofs fs/pipe.c fs/fcntl.c include/linux/pipe_fs_i.h
+
+say "guest programs: host unit tests, both ABIs"
+"$lib/lab.sh" build >"$TLOG/build.log" 2>&1 || {
+	fail "build every step's kernel and guest (log: ${TLOG#"$LAB_ROOT"/}/build.log)"
+	tail -n 20 "$TLOG/build.log" | sed 's/^/#   /'
+	finish
+	exit 1
+}
+pass "build every step's kernel and guest"
+first=$(step_out "$(step_numbers | head -n 1)")
+tally < <(make -s -C "$LAB_ROOT/guest" O="$BUILD_DIR/unit" UAPI="$first/uapi" check 2>&1 |
+	tee "$TLOG/unit.log")
+if [ "$(grep -c ' passed, 0 failed$' "$TLOG/unit.log")" -ne 2 ]; then
+	fail "guest unit tests ran to the end in both ABIs (log: ${TLOG#"$LAB_ROOT"/}/unit.log)"
+fi
+
+say "bad input"
+bad_step_refused() { # make run STEP=$1 fails and lists the valid steps
+	local out rc=0
+	out=$(make -s -C "$LAB_ROOT" run STEP="$1" 2>&1) || rc=$?
+	echo "$out"
+	[ "$rc" -ne 0 ] && grep -q "STEP=1 " <<<"$out"
+}
+t "make run STEP=7 lists the valid steps and fails" bad_step_refused 7
+t "make run STEP=padding lists the valid steps and fails" bad_step_refused padding
+
+say "every step, booted"
+for n in $(step_numbers); do
+	if "$lib/boot.sh" demo "$n" >"$TLOG/boot-step$n.log" 2>&1; then
+		tally < <("$lib/verdicts.sh" check "$n")
+	else
+		fail "step $n: the guest ran to its end"
+		sed 's/^/#   /' "$TLOG/boot-step$n.log"
+	fi
+done
+
+finish

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/common.sh"
 
 LAB_PKGS="linux-source-6.1 qemu-system-x86 busybox-static gdb gcc gcc-multilib
-make bc bison flex libelf-dev libssl-dev cpio dwarves ccache git xz-utils python3"
+make bc bison flex libelf-dev libssl-dev cpio dwarves ccache git xz-utils python3 time"
 DOCS_PKGS="mkdocs mkdocs-material"
 TEST_PKGS="$LAB_PKGS shellcheck $DOCS_PKGS"
 

@@ -65,7 +65,7 @@ for n in $(step_numbers); do
 			git_k checkout -q -f --detach "$parent"
 			die "patch $(basename "$(readlink -f "$p")") (step $n) does not apply to linux-source-6.1 $(linux_source_version).
 git am said:
-$out"
+$(grep -e '^error:' -e '^Patch failed' <<<"$out")"
 		fi
 		info "applied $(basename "$(readlink -f "$p")")"
 	done

@@ -69,14 +69,15 @@ t "after the last step, the pipe and autofs code equal the pristine source" \
 	git -C "$KSRC" diff --exit-code baseline "$last" -- \
 	fs/autofs fs/pipe.c fs/fcntl.c include/linux/pipe_fs_i.h
 
-say "guest programs: host unit tests, both ABIs"
-"$lib/lab.sh" build >"$TLOG/build.log" 2>&1 || {
+say "build (progress below; nothing to do when nothing changed)"
+if ! "$lib/lab.sh" build 2>&1 | tee "$TLOG/build.log" | sed 's/^/#   /'; then
 	fail "build every step's kernel and guest (log: ${TLOG#"$LAB_ROOT"/}/build.log)"
-	tail -n 20 "$TLOG/build.log" | sed 's/^/#   /'
 	finish
 	exit 1
-}
+fi
 pass "build every step's kernel and guest"
+
+say "guest programs: host unit tests, both ABIs"
 first=$(step_out "$(step_numbers | head -n 1)")
 tally < <(make -s -C "$LAB_ROOT/guest" O="$BUILD_DIR/unit" UAPI="$first/uapi" check 2>&1 |
 	tee "$TLOG/unit.log")

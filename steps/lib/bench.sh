@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Timings of the lab on this machine, written to build/bench.txt:
+# a cold build of the first step's kernel (ccache off, a scratch output
+# dir), the incremental build of each further step, boot-to-verdict per
+# step, peak RSS of the kernel build and of QEMU, and `make test` with
+# nothing changed.
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+lib=$LAB_ROOT/steps/lib
+
+"$lib/lab.sh" build >/dev/null
+bench=$BUILD_DIR/bench
+rm -rf "$bench"
+mkdir -p "$bench"
+report=$BUILD_DIR/bench.txt
+: >"$report"
+row() { printf '%-52s %s\n' "$1" "$2" | tee -a "$report"; }
+# seconds and peak RSS (MiB) of a command, from GNU time
+measure() { # name command...
+	local name=$1
+	shift
+	/usr/bin/time -f '%e %M' -o "$bench/$name.time" "$@" >"$bench/$name.log" 2>&1 ||
+		die "bench: $name failed, see $bench/$name.log"
+	read -r SECS KB <"$bench/$name.time"
+	MIB=$((KB / 1024))
+}
+
+say "bench on $(nproc) cores, $(free -g | awk '/^Mem/ { print $2 }') GiB; full logs in ${bench#"$LAB_ROOT"/}"
+first=$(step_numbers | head -n 1)
+kmake() { make -C "$KSRC" O="$bench/kbuild" -j"$JOBS" "$@"; }
+git -C "$KSRC" checkout -q "$(step_branch "$first")"
+cp "$KOUT/.config" "$bench/config"
+mkdir -p "$bench/kbuild"
+cp "$bench/config" "$bench/kbuild/.config"
+info "cold build of step $first (ccache disabled); this takes minutes"
+CCACHE_DISABLE=1 measure cold kmake bzImage
+row "cold kernel build, step $first (no ccache)" "${SECS} s, peak RSS ${MIB} MiB"
+for n in $(step_numbers | tail -n +2); do
+	git -C "$KSRC" checkout -q "$(step_branch "$n")"
+	measure "incr$n" kmake CC="ccache gcc" bzImage
+	row "incremental kernel build, step $n" "${SECS} s, peak RSS ${MIB} MiB"
+done
+rm -rf "$bench/kbuild"
+for n in $(step_numbers); do
+	LAB_RUN=bench measure "boot$n" "$lib/boot.sh" demo "$n"
+	row "boot to verdict, step $n (TCG)" "$(cat "$(step_out "$n")/boot-seconds-bench") s, QEMU peak RSS ${MIB} MiB"
+done
+measure test make -s -C "$LAB_ROOT" test
+row "make test, nothing changed" "${SECS} s ($(tail -n 1 "$bench/test.log"))"
+say "written to ${report#"$LAB_ROOT"/}"

@@ -121,6 +121,47 @@ static int mkdir_p(const char *path)
 	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
+/* pgrp= of the topmost autofs mounted on dir, or 0 if there is none. */
+static int autofs_pgrp_on(const char *dir)
+{
+	char line[512], mnt[256], type[32], opts[256];
+	FILE *f = fopen("/proc/self/mounts", "r");
+	const char *p;
+	int pgrp = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %255s %31s %255s", mnt, type, opts) == 3 &&
+		    !strcmp(mnt, dir))
+			pgrp = strcmp(type, "autofs") ? 0 :
+			       (p = strstr(opts, "pgrp=")) ? atoi(p + 5) : -1;
+	fclose(f);
+	return pgrp;
+}
+
+/* An autofs left by a daemon that was killed before its cleanup (its
+ * process group is gone) would sit under ours forever: detach it.  One
+ * whose daemon lives is not ours: mounting over it would send its
+ * clients to us, and walking into it would block us.  Returns that pgrp. */
+static int clear_stale_autofs(struct lab *L)
+{
+	int pgrp;
+
+	while ((pgrp = autofs_pgrp_on(L->dir)) != 0) {
+		if (pgrp > 0 && (kill(-pgrp, 0) == 0 || errno != ESRCH))
+			return pgrp;
+		/* still listed once its pgrp is dead: nobody will unmount it */
+		if (autofs_pgrp_on(L->dir) != pgrp)
+			continue;
+		fprintf(stderr, "%s: detaching a stale autofs on %s (pgrp %d is gone)\n",
+			L->prog, L->dir, pgrp);
+		if (umount2(L->dir, MNT_DETACH) < 0)
+			break;
+	}
+	return 0;
+}
+
 #define SETUP_FAIL(...) do { L->setup_failed = 1; \
 	lab_fail(L, "setup failed: " __VA_ARGS__); return -1; } while (0)
 
@@ -128,7 +169,7 @@ static int setup(struct lab *L)
 {
 	char opts[128];
 	struct stat st;
-	int fds[2], proto = 0;
+	int fds[2], proto = 0, busy;
 	unsigned long tmo = 60;	/* seconds; expires here are forced anyway */
 
 	if (pipe(fds) < 0)	/* plain pipe: packet mode is the kernel's call */
@@ -137,6 +178,9 @@ static int setup(struct lab *L)
 	L->pipe_w = fds[1];
 	if (mkdir_p(L->dir) < 0)
 		SETUP_FAIL("mkdir %s: %s", L->dir, strerror(errno));
+	if ((busy = clear_stale_autofs(L)) != 0)
+		SETUP_FAIL("%s is in use by the autofs daemon of process group %d",
+			   L->dir, busy);
 	snprintf(opts, sizeof(opts), "fd=%d,pgrp=%d,minproto=5,maxproto=5,indirect",
 		 L->pipe_w, (int)getpgrp());
 	if (mount("lab", L->dir, "autofs", 0, opts) < 0)
@@ -171,7 +215,7 @@ static void cleanup(struct lab *L)
 	if (L->ioctl_fd >= 0 && L->autofs_mounted &&
 	    ioctl(L->ioctl_fd, AUTOFS_IOC_CATATONIC, 0) < 0)
 		fprintf(stderr, "%s: AUTOFS_IOC_CATATONIC: %s\n", L->prog, strerror(errno));
-	kids_reap_all(L, L->timeout_ms);
+	kids_reap_all(L, L->timeout_ms < 250 ? L->timeout_ms : 250);
 	for (int k = 0; k < NKEYS; k++) {
 		if (!L->sub_mounted[k])
 			continue;
@@ -277,12 +321,20 @@ int main(int argc, char **argv)
 		 L->step, L->reader->name, LAB_ABI, comm, watchdog_s);
 	install_signals(watchdog_s);
 
+	L->daemon_pid = getpid();
 	rc = setup(L) < 0 ? -1 : serve(L);
-	if (rc < 0 && watchdog_fired)
-		lab_fail(L, "watchdog: no result after %d s", watchdog_s);
-	else if (rc < 0 && stop_signal)
-		lab_fail(L, "stopped by signal %d", (int)stop_signal);
+	if (rc < 0 && (watchdog_fired || stop_signal)) {
+		char why[sizeof(L->detail)];
+
+		memcpy(why, L->detail, sizeof(why));
+		L->detail[0] = '\0';
+		if (watchdog_fired)
+			lab_fail(L, "watchdog after %d s: %s", watchdog_s, why);
+		else
+			lab_fail(L, "stopped by signal %d: %s", (int)stop_signal, why);
+	}
 	cleanup(L);
+	alarm(0);	/* done: no emergency line after the real one */
 
 	if (rc == 0) {
 		char d[256];

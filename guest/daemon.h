@@ -26,6 +26,7 @@ struct lab {
 	unsigned int root_dev;
 	unsigned long long root_ino;
 
+	pid_t daemon_pid;
 	pid_t kids[MAX_KIDS];
 	int nkids;
 
@@ -50,7 +51,8 @@ pid_t spawn_client(struct lab *L, const char *path);
 pid_t spawn_expirer(struct lab *L);
 /* Wait up to ms for a kid; 0 with *status set, or -1 if it had to be killed. */
 int kid_wait(struct lab *L, pid_t pid, int ms, int *status);
-void kids_reap_all(struct lab *L, int ms);
+/* Wait briefly for every kid, then SIGKILL what is left. */
+void kids_reap_all(struct lab *L, int grace_ms);
 void describe_status(const char *who, int status, char *out, size_t len);
 
 /* set detail (printf-style) unless one is already set: the first reason wins */

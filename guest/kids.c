@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
@@ -23,7 +24,10 @@ static void child_prepare(struct lab *L, int keep_ioctl_fd)
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
-	/* killable wait in the kernel: never outlive the daemon's patience */
+	/* a blocked request sleeps killable: never outlive the daemon */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != L->daemon_pid)
+		_exit(6);
 	alarm((unsigned int)(L->timeout_ms * 4 / 1000 + 5));
 	if (L->pipe_r >= 0)
 		close(L->pipe_r);
@@ -137,16 +141,21 @@ int kid_wait(struct lab *L, pid_t pid, int ms, int *status)
 	return -1;
 }
 
-void kids_reap_all(struct lab *L, int ms)
+/* After AUTOFS_IOC_CATATONIC.  6.1 wakes the waiters of a catatonic mount
+ * with wake_up_interruptible(), but autofs_wait() sleeps killable, so a
+ * client still blocked there only leaves with SIGKILL. */
+void kids_reap_all(struct lab *L, int grace_ms)
 {
 	int status;
 
 	while (L->nkids > 0) {
 		pid_t pid = L->kids[0];
 
-		if (kid_wait(L, pid, ms, &status) < 0)
-			fprintf(stderr, "%s: killed child %d that did not finish\n",
-				L->prog, (int)pid);
+		if (kid_wait(L, pid, grace_ms, &status) < 0)
+			fprintf(stderr, "%s: child %d still there %d ms after CATATONIC, "
+				"killed: an unanswered request sleeps killable in "
+				"autofs_wait(), CATATONIC does not wake it\n",
+				L->prog, (int)pid, grace_ms);
 	}
 }
 

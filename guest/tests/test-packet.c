@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "packet.h"
@@ -288,6 +289,19 @@ static void test_leftover(void)
 	      strstr(why, "tail padding of the previous 304-byte packet"),
 	      "4 lone zero bytes are recognised as leftover tail padding",
 	      "status %d got %zu: %s", rr.status, rr.got, why);
+	closeboth(r, w);
+
+	/* the next packet comes while the daemon reads: one read() only */
+	r = feed(&w, in, 4);
+	if (fork() == 0) {
+		usleep(50 * 1000);
+		_exit(write(w, in + 4, NATIVE) == (ssize_t)NATIVE ? 0 : 1);
+	}
+	reader_systemd_style.read(r, out, sizeof(out), TMO, &rr);
+	wait(NULL);
+	check(rr.status == RD_SHORT && rr.got == 4,
+	      "systemd-style does one read(): bytes arriving later are not merged",
+	      "status %d got %zu", rr.status, rr.got);
 	closeboth(r, w);
 }
 

@@ -26,18 +26,20 @@ measure() { # name command...
 }
 
 say "bench on $(nproc) cores, $(free -g | awk '/^Mem/ { print $2 }') GiB; full logs in ${bench#"$LAB_ROOT"/}"
-first=$(step_numbers | head -n 1)
-kmake() { make -C "$KSRC" O="$bench/kbuild" -j"$JOBS" "$@"; }
+first=$(first_step)
+# the same CC for every build, or kbuild would rebuild everything
+kmake=(make -C "$KSRC" O="$bench/kbuild" -j"$JOBS" CC="ccache gcc")
 git -C "$KSRC" checkout -q "$(step_branch "$first")"
 cp "$KOUT/.config" "$bench/config"
 mkdir -p "$bench/kbuild"
 cp "$bench/config" "$bench/kbuild/.config"
 info "cold build of step $first (ccache disabled); this takes minutes"
-CCACHE_DISABLE=1 measure cold kmake bzImage
+CCACHE_DISABLE=1 measure cold "${kmake[@]}" bzImage
 row "cold kernel build, step $first (no ccache)" "${SECS} s, peak RSS ${MIB} MiB"
-for n in $(step_numbers | tail -n +2); do
+for n in $(step_numbers); do
+	[ "$n" = "$first" ] && continue
 	git -C "$KSRC" checkout -q "$(step_branch "$n")"
-	measure "incr$n" kmake CC="ccache gcc" bzImage
+	measure "incr$n" "${kmake[@]}" bzImage
 	row "incremental kernel build, step $n" "${SECS} s, peak RSS ${MIB} MiB"
 done
 rm -rf "$bench/kbuild"

@@ -38,6 +38,9 @@ step_numbers() {
 	step_dirs | while read -r d; do step_number "$d"; done
 }
 
+first_step() { local s; s=$(step_numbers); echo "${s%%$'\n'*}"; }
+last_step() { local s; s=$(step_numbers); echo "${s##*$'\n'}"; }
+
 step_number() {
 	local base=${1##*/}
 	echo $((10#${base%%-*}))

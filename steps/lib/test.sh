@@ -64,7 +64,7 @@ checkpatch_clean() { # the tree's own checkpatch.pl finds no ERROR
 for p in "$LAB_ROOT"/kernel-patches/*.patch; do
 	t "checkpatch.pl: no errors in ${p##*/}" checkpatch_clean "$p"
 done
-last=$(step_branch "$(step_numbers | tail -n 1)")
+last=$(step_branch "$(last_step)")
 t "after the last step, the pipe and autofs code equal the pristine source" \
 	git -C "$KSRC" diff --exit-code baseline "$last" -- \
 	fs/autofs fs/pipe.c fs/fcntl.c include/linux/pipe_fs_i.h
@@ -78,7 +78,7 @@ fi
 pass "build every step's kernel and guest"
 
 say "guest programs: host unit tests, both ABIs"
-first=$(step_out "$(step_numbers | head -n 1)")
+first=$(step_out "$(first_step)")
 tally < <(make -s -C "$LAB_ROOT/guest" O="$BUILD_DIR/unit" UAPI="$first/uapi" check 2>&1 |
 	tee "$TLOG/unit.log")
 if [ "$(grep -c ' passed, 0 failed$' "$TLOG/unit.log")" -ne 2 ]; then

@@ -53,7 +53,7 @@ matrix() {
 	line=$(printf '%-42s' "run (program, ABI, name the kernel sees)")
 	md="| run |"
 	for n in "${steps[@]}"; do
-		line+=$(printf '%-22s' "step $n")
+		line+=$(printf '%-24s' "step $n")
 		md+=" step $n |"
 	done
 	printf '%s\n' "$line"
@@ -68,20 +68,21 @@ matrix() {
 			got=$(measured "$(step_out "$n")/results.txt" "$prog" "$abi" "$name")
 			cells=$((cells + 1))
 			if [ "$got" = "$want" ]; then
-				row+=$(printf '%-22s' "$got")
-				md+=" $got |"
+				row+=$(printf '%-24s' "$got ✓")
+				md+=" $got ✓ |"
 			else
-				row+=$(printf '%-22s' "$got (history: ${want:-?}) *")
-				md+=" **$got** (history: ${want:-?}) |"
+				row+=$(printf '%-24s' "$got ✗ history: ${want:-?}")
+				md+=" **$got** ✗ history: ${want:-?} |"
 				diffs=$((diffs + 1))
 			fi
 		done
 		printf '%s\n' "$row"
 	done < <(expected_runs "${steps[0]}")
+	echo "measured in the guest; ✓ = as history predicts, ✗ = differs (steps/*/expected)"
 	if [ "$diffs" -eq 0 ]; then
-		echo "all $cells cells measured in real guest runs match history"
+		echo "all $cells cells match history"
 	else
-		echo "* $diffs of $cells cells differ from history"
+		echo "$diffs of $cells cells differ from history"
 	fi
 	printf '%s\n' "$md" >"$BUILD_DIR/matrix.md"
 	return $((diffs > 0))

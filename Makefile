@@ -6,13 +6,15 @@
 #   make run STEP=N      boot one step, print its guest transcript
 #   make shell STEP=N    boot one step with an interactive busybox shell
 #   make test            the whole test suite
+#   make docs            the documentation site, in build/site (after make)
+#   make serve-docs      serve it on http://127.0.0.1:8000
 #   make bench           build and boot timings on this machine
 #   make clean           remove build/ (the kernel tree and all output)
 
 LIB := steps/lib
 export BUILD_DIR LAB_KVM
 
-.PHONY: all run shell test bench clean
+.PHONY: all run shell test docs serve-docs bench clean
 all:
 	@$(LIB)/lab.sh all
 
@@ -24,6 +26,12 @@ shell:
 
 test:
 	@$(LIB)/test.sh
+
+docs:
+	@$(LIB)/docs.sh build
+
+serve-docs:
+	@$(LIB)/docs.sh serve
 
 bench:
 	@$(LIB)/bench.sh

@@ -105,4 +105,12 @@ for n in $(step_numbers); do
 	fi
 done
 
+say "documentation"
+t "the documentation site builds offline (mkdocs build --strict)" "$lib/docs.sh" build
+site_is_offline() { # no page loads a script, style, font or image from elsewhere
+	! grep -rlE '(src|href)="https?://[^"]*\.(css|js|woff2?|ttf|png|svg)"|fonts\.(googleapis|gstatic)' \
+		"$BUILD_DIR/site" --include='*.html'
+}
+t "the documentation site loads nothing from the network" site_is_offline
+
 finish

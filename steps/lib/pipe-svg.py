@@ -1,0 +1,334 @@
+#!/usr/bin/env python3
+"""Draw what a stream pipe and a packet pipe do with the same calls.
+
+    pipe-svg.py STREAM_TRANSCRIPT PACKET_TRANSCRIPT OUT.svg
+
+The calls are those of the guest program packet-pipe: two writes of one
+size, then a short read and a full read. Their sizes, and what the two
+reads returned on a packetized pipe, are taken from PACKET_TRANSCRIPT
+(the guest transcript of the last step, where pipe2(O_DIRECT) works).
+The stream pipe lane applies the same calls to a byte stream; the
+measured evidence for it comes from STREAM_TRANSCRIPT (the guest
+transcript of step 1): what the i386 systemd-style daemon saw after the
+kernel's first 304-byte packet. The script refuses to draw when the
+transcripts do not say what it needs.
+
+The SVG has no XML prolog, no blank line and no external reference, so it
+can be inlined into a Markdown page. Called by steps/lib/docs.sh; stdlib
+only.
+"""
+
+import html
+import os
+import re
+import sys
+
+
+def die(msg):
+    sys.exit("pipe-svg.py: " + msg)
+
+
+def blocks(path):
+    """{(program, abi): [lines]} of a guest transcript, by its "$ " headers."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        die("%s (run make first)" % e)
+    out, cur = {}, None
+    for line in lines:
+        m = re.match(r"^\$ (\S+) .*#\s*(\S+), (\S+) build\s*$", line)
+        if m:
+            cur = out.setdefault((m.group(2), m.group(3)), [])
+            cur.append(line)
+        elif cur is not None:
+            cur.append(line)
+    return out
+
+
+def packet_numbers(path):
+    b = blocks(path).get(("packet-pipe", "x86_64"))
+    if not b:
+        die("%s: no packet-pipe run in this transcript" % path)
+    text = "\n".join(b)
+    m = re.search(r"wrote (\d+) bytes of 0x([0-9a-f]{2}), then (\d+) bytes of 0x([0-9a-f]{2})",
+                  text)
+    reads = re.findall(r"read (\d) of (\d+) bytes returned (-?\d+)(?:, first bytes ((?:[0-9a-f]{2} ?)+))?",
+                       text)
+    verdict = re.search(r"^RESULT .*verdict=(\S+)", text, re.M)
+    if not m or len(reads) != 2 or not verdict:
+        die("%s: packet-pipe did not print its writes, two reads and a RESULT:\n%s"
+            % (path, text))
+    if verdict.group(1) != "packetized":
+        die("%s: packet-pipe says verdict=%s, not packetized: this is not a packet pipe "
+            "step" % (path, verdict.group(1)))
+    return {
+        "w1": int(m.group(1)), "b1": m.group(2), "w2": int(m.group(3)), "b2": m.group(4),
+        "r1": int(reads[0][1]), "got1": int(reads[0][2]), "first1": reads[0][3].strip(),
+        "r2": int(reads[1][1]), "got2": int(reads[1][2]), "first2": reads[1][3].strip(),
+    }
+
+
+def stream_evidence(path):
+    """What the i386 systemd-style daemon saw on the stream pipe."""
+    tb = blocks(path)
+    b = tb.get(("systemd-style", "i386"))
+    if not b:
+        die("%s: no i386 systemd-style run in this transcript" % path)
+    text = "\n".join(b)
+    q = re.search(r"request 1 .*kernel queued (\d+) bytes, \S+ read (\d+), (\d+) left in the pipe",
+                  text)
+    nxt = re.search(r"request 2 \([^)]*\): read (\d+) bytes, expected (\d+)", text)
+    dump = re.search(r"request 2:\s+0: ((?:[0-9a-f]{2} ?)+)$", text, re.M)
+    if not q or not nxt:
+        die("%s: the i386 systemd-style run does not show a leftover (is this a "
+            "stream pipe step?):\n%s" % (path, text))
+    pp = tb.get(("packet-pipe", "x86_64"), [])
+    unsupported = re.search(r'verdict=unsupported detail="([^"]*)"', "\n".join(pp))
+    return {
+        "queued": int(q.group(1)), "read": int(q.group(2)), "left": int(q.group(3)),
+        "next": int(nxt.group(1)), "expected": int(nxt.group(2)),
+        "dump": dump.group(1).strip() if dump else "",
+        "o_direct": unsupported.group(1) if unsupported else "",
+    }
+
+
+def esc(s):
+    return html.escape(str(s), quote=True)
+
+
+class Svg:
+    SANS = "DejaVu Sans, Helvetica, Arial, sans-serif"
+    MONO = "DejaVu Sans Mono, Menlo, Consolas, monospace"
+
+    def __init__(self, width):
+        self.width = width
+        self.parts = []
+
+    def rect(self, x, y, w, h, fill, stroke="#333", sw=1.2, dash=None, rx=2):
+        extra = ' stroke-dasharray="%s"' % dash if dash else ""
+        self.parts.append(
+            '<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="%d" fill="%s" '
+            'stroke="%s" stroke-width="%.1f"%s/>' % (x, y, w, h, rx, fill, stroke, sw, extra))
+
+    def line(self, x1, y1, x2, y2, stroke="#333", sw=1.5):
+        self.parts.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" '
+                          'stroke-width="%s"/>' % (x1, y1, x2, y2, stroke, sw))
+
+    def text(self, x, y, s, size=13, anchor="start", weight="normal", fill="#1a1a1a",
+             mono=False, italic=False):
+        style = ' font-style="italic"' if italic else ""
+        self.parts.append(
+            '<text x="%.1f" y="%.1f" font-family="%s" font-size="%s" text-anchor="%s" '
+            'font-weight="%s" fill="%s"%s>%s</text>'
+            % (x, y, self.MONO if mono else self.SANS, size, anchor, weight, fill, style,
+               esc(s)))
+
+    def render(self, height, title, desc):
+        head = ('<svg xmlns="http://www.w3.org/2000/svg" class="lab-diagram" '
+                'viewBox="0 0 %d %d" width="%d" height="%d" role="img" '
+                'aria-labelledby="pipe-title pipe-desc">'
+                % (self.width, height, self.width, height))
+        body = ['<title id="pipe-title">%s</title>' % esc(title),
+                '<desc id="pipe-desc">%s</desc>' % esc(desc),
+                '<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>' % (self.width, height)]
+        return "\n".join([head] + body + self.parts + ["</svg>"]) + "\n"
+
+
+COLORS = {1: ("#cfe0f5", "#3d5f8f"), 2: ("#d3ecd0", "#3f7a3a")}
+TAIL_STROKE = "#b42318"
+DONE = ("#ededed", "#b0b0b0")
+GOT = ("#fde8b0", "#a57a00")
+
+
+def draw(p, s, packet_src, stream_src):
+    W = 760
+    svg = Svg(W)
+    X0 = 178
+    SEG_MIN = 16                      # a 4-byte slice is drawn this wide
+    tail = p["w1"] - p["r1"]
+    if tail <= 0 or p["w1"] != p["w2"] or p["r2"] != p["w2"]:
+        die("expected two equal writes, a short read and a full read; got %r" % p)
+    GAP = 18                          # between the two buffers of a packet pipe
+    per_byte = (W - X0 - 22 - GAP - 2 * SEG_MIN) / (p["w1"] + p["w2"] - 2 * tail)
+
+    def width(n):
+        return max(SEG_MIN, n * per_byte)
+
+    # the four slices: front and tail of write 1 and of write 2
+    slices = [(1, "front", p["r1"]), (1, "tail", tail), (2, "front", p["r1"]),
+              (2, "tail", p["w2"] - p["r1"])]
+
+    def bar(y, gap, state):
+        """state per slice: queued, left (queued, past the short read), got
+        (returned by this row's read), done (returned earlier), dropped
+        (discarded by this row's read), gone (discarded earlier)."""
+        x = X0
+        pos = []
+        for i, (pkt, part, n) in enumerate(slices):
+            if i == 2:
+                x += gap
+            w = width(n)
+            st = state[i]
+            fill, stroke = COLORS[pkt]
+            sw, dash, label, tfill = 1.2, None, "", "#1a1a1a"
+            if st == "got":
+                fill, stroke = GOT
+                label = "returned" if part == "front" else ""
+                if part == "tail" and pkt == 1 and state[0] == "done":
+                    stroke, sw = TAIL_STROKE, 2.4     # the leftover, read late
+            elif st == "done":
+                fill, stroke = DONE
+                tfill = "#888"
+            elif st in ("dropped", "gone"):
+                fill, stroke = "#ffffff", TAIL_STROKE if st == "dropped" else "#bbbbbb"
+                dash = None if st == "dropped" else "3 3"
+            else:
+                label = "%d × %s" % (n, p["b%d" % pkt]) if part == "front" else ""
+                if part == "tail":
+                    stroke, sw = TAIL_STROKE, 2.4
+            svg.rect(x, y, w, 26, fill, stroke, sw=sw, dash=dash, rx=0)
+            if label:
+                svg.text(x + w / 2, y + 18, label, size=12.5, anchor="middle", mono=True,
+                         fill=tfill)
+            if st == "dropped":
+                svg.line(x + 2, y + 2, x + w - 2, y + 24, TAIL_STROKE, 1.8)
+                svg.line(x + 2, y + 24, x + w - 2, y + 2, TAIL_STROKE, 1.8)
+            pos.append((x, w))
+            x += w
+        return pos
+
+    def outline(x, y, w, label):
+        svg.rect(x - 4, y - 4, w + 8, 34, "none", "#555", sw=1, dash="4 3", rx=4)
+        svg.text(x - 2, y - 8, label, size=11.5, fill="#555", mono=True)
+
+    svg.text(W / 2, 28, "Two %d-byte writes, then read(%d) and read(%d)"
+             % (p["w1"], p["r1"], p["r2"]), size=19, anchor="middle", weight="bold")
+    svg.text(W / 2, 50, "the calls of the guest program packet-pipe; "
+             "a %d-byte slice is drawn wider than its share" % tail,
+             size=12.5, anchor="middle", fill="#444")
+
+    rows = ["2 × write(%d)" % p["w1"], "read(fd, buf, %d)" % p["r1"],
+            "read(fd, buf, %d)" % p["r2"]]
+
+    # ---- stream lane
+    y = 86
+    svg.text(16, y, "Stream pipe (steps 1 to 3): writes are merged into one pipe_buffer",
+             size=16, weight="bold")
+    y += 34
+    stream_states = [
+        ["queued"] * 4,
+        ["got", "left", "queued", "queued"],
+        ["done", "got", "got", "left"],
+    ]
+    left_after2 = p["w2"] - p["r1"]
+    stream_notes = [
+        "%d bytes queued: where write 1 ends is no longer recorded" % (p["w1"] + p["w2"]),
+        "returns %d; the last %d bytes of write 1 stay at the front" % (p["r1"], tail),
+        "returns %d = %d old bytes of write 1 + %d of write 2; %d are left"
+        % (p["r2"], tail, p["r2"] - tail, left_after2),
+    ]
+    for i, label in enumerate(rows):
+        svg.text(16, y + 18, label, size=13, mono=True, weight="bold")
+        pos = bar(y, 0, stream_states[i])
+        if i == 0:
+            outline(pos[0][0], y, pos[-1][0] + pos[-1][1] - pos[0][0],
+                    "one pipe_buffer, PIPE_BUF_FLAG_CAN_MERGE")
+        svg.text(X0, y + 44, stream_notes[i], size=13,
+                 fill=TAIL_STROKE if i == 2 else "#333")
+        y += 70 if i == 0 else 62
+    svg.text(16, y, "These rows are worked out. Measured (%s, i386 systemd-style): the kernel "
+             "queued %d, the daemon read %d," % (stream_src, s["queued"], s["read"]),
+             size=13, fill="#333")
+    y += 18
+    svg.text(16, y, "%d stayed in the pipe, and its next read returned just those %d bytes%s."
+             % (s["left"], s["next"], (": " + s["dump"]) if s["dump"] else ""),
+             size=13, fill="#333")
+    if s["o_direct"]:
+        y += 18
+        svg.text(16, y, "On that kernel packet-pipe gets %s." % s["o_direct"], size=13,
+                 fill="#333")
+
+    # ---- packet lane
+    y += 40
+    svg.line(16, y - 22, W - 16, y - 22, "#cccccc", 1)
+    svg.text(16, y, "Packet pipe, O_DIRECT (%s): one pipe_buffer per write" % packet_src,
+             size=16, weight="bold")
+    y += 34
+    packet_states = [
+        ["queued"] * 4,
+        ["got", "dropped", "queued", "queued"],
+        ["done", "gone", "got", "got"],
+    ]
+    packet_notes = [
+        "two buffers of %d, each flagged PIPE_BUF_FLAG_PACKET" % p["w1"],
+        "returned %d: %s …; the other %d bytes went with the buffer"
+        % (p["got1"], p["first1"], p["w1"] - p["got1"]),
+        "returned %d: %s …; the pipe is empty" % (p["got2"], p["first2"]),
+    ]
+    gap = GAP
+    for i, label in enumerate(rows):
+        svg.text(16, y + 18, label, size=13, mono=True, weight="bold")
+        pos = bar(y, gap, packet_states[i])
+        if i == 0:
+            outline(pos[0][0], y, pos[1][0] + pos[1][1] - pos[0][0],
+                    "pipe_buffer 1, PACKET")
+            outline(pos[2][0], y, pos[3][0] + pos[3][1] - pos[2][0],
+                    "pipe_buffer 2, PACKET")
+        svg.text(X0, y + 44, packet_notes[i], size=13, fill="#333")
+        y += 70 if i == 0 else 62
+    svg.text(16, y, "Measured (%s, packet-pipe): both returned counts and first bytes above "
+             "are the program's output." % packet_src, size=13, fill="#333")
+    y += 20
+
+    # legend
+    y += 14
+    lx = 16
+    for fill, stroke, sw, label in ((COLORS[1][0], COLORS[1][1], 1.2, "write 1"),
+                                    (COLORS[2][0], COLORS[2][1], 1.2, "write 2"),
+                                    ("#ffffff", TAIL_STROKE, 2.4, "the %d bytes past %d" % (tail, p["r1"])),
+                                    (GOT[0], GOT[1], 1.2, "returned by this read"),
+                                    (DONE[0], DONE[1], 1.2, "read before"),
+                                    ("#ffffff", TAIL_STROKE, 1.2, "discarded")):
+        svg.rect(lx, y - 12, 18, 16, fill, stroke, sw=sw, rx=0)
+        if label == "discarded":
+            svg.line(lx + 2, y - 10, lx + 16, y + 2, TAIL_STROKE, 1.5)
+            svg.line(lx + 2, y + 2, lx + 16, y - 10, TAIL_STROKE, 1.5)
+        svg.text(lx + 24, y + 1, label, size=12.5)
+        lx += 34 + len(label) * 7.0
+    y += 18
+    title = "Stream pipe and packet pipe after two %d-byte writes and reads of %d and %d" % (
+        p["w1"], p["r1"], p["r2"])
+    desc = ("On a stream pipe the %d bytes a short read leaves behind start the next read; "
+            "on a packet pipe they are discarded with their buffer." % tail)
+    return svg.render(y, title, desc)
+
+
+def main(argv):
+    if len(argv) != 4:
+        die("usage: pipe-svg.py STREAM_TRANSCRIPT PACKET_TRANSCRIPT OUT.svg")
+    stream_t, packet_t, out = argv[1:]
+    p = packet_numbers(packet_t)
+    s = stream_evidence(stream_t)
+    if p["got1"] != min(p["r1"], p["w1"]) or p["got2"] != min(p["r2"], p["w2"]):
+        die("%s: packet-pipe's reads returned %d and %d; a packet pipe returns %d and %d"
+            % (packet_t, p["got1"], p["got2"], min(p["r1"], p["w1"]), min(p["r2"], p["w2"])))
+    if s["queued"] - s["read"] != s["left"] or s["left"] != s["next"]:
+        die("%s: the systemd-style numbers do not add up: %r" % (stream_t, s))
+
+    def label(path):
+        rel = os.path.relpath(path)
+        rel = rel if not rel.startswith("..") else path
+        m = re.search(r"steps/(\d+)/transcript", rel)
+        return "step %s" % m.group(1) if m else rel
+
+    svg = draw(p, s, label(packet_t), label(stream_t))
+    with open(out + ".tmp", "w", encoding="utf-8") as f:
+        f.write(svg)
+    os.replace(out + ".tmp", out)
+    print("pipe-svg.py: %s: writes %d+%d, reads %d (got %d) and %d (got %d); stream leftover %d"
+          % (out, p["w1"], p["w2"], p["r1"], p["got1"], p["r2"], p["got2"], s["left"]))
+
+
+if __name__ == "__main__":
+    main(sys.argv)

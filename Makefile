@@ -6,6 +6,8 @@
 #   make run STEP=N      boot one step, print its guest transcript
 #   make shell STEP=N    boot one step with an interactive busybox shell
 #   make test            the whole test suite
+#   make gdb STEP=N      boot one step under QEMU's gdbstub; gdb stops at the step's moment
+#   make kgdb STEP=N     the same through kgdb in the guest, over a second serial port
 #   make docs            the documentation site, in build/site (after make)
 #   make serve-docs      serve it on http://127.0.0.1:8000
 #   make bench           build and boot timings on this machine
@@ -14,7 +16,7 @@
 LIB := steps/lib
 export BUILD_DIR LAB_KVM
 
-.PHONY: all run shell test docs serve-docs bench clean
+.PHONY: all run shell gdb kgdb test docs serve-docs bench clean
 all:
 	@$(LIB)/lab.sh all
 
@@ -23,6 +25,12 @@ run:
 
 shell:
 	@$(LIB)/lab.sh shell "$(STEP)"
+
+gdb:
+	@$(LIB)/gdb.sh gdbstub "$(STEP)"
+
+kgdb:
+	@$(LIB)/gdb.sh kgdb "$(STEP)"
 
 test:
 	@$(LIB)/test.sh

@@ -23,8 +23,9 @@ require_step "$n"
 out=$(step_out "$n")
 sdir=$(step_dir "$n")
 scripts=("$sdir"/*.gdb)
-[ -f "${scripts[0]}" ] && [ ${#scripts[@]} -eq 1 ] ||
+if [ ! -f "${scripts[0]}" ] || [ ${#scripts[@]} -ne 1 ]; then
 	die "step $n: expected one gdb script in ${sdir#"$LAB_ROOT"/}/, found: ${scripts[*]##*/}"
+fi
 script=${scripts[0]}
 for f in "$out/vmlinux" "$out/bzImage" "$out/initramfs.cpio" "$out/kernel.key"; do
 	[ -f "$f" ] || die "step $n is not built yet: no ${f#"$LAB_ROOT"/} (run: make)"
@@ -108,9 +109,12 @@ gdbstub)
 	;;
 kgdb)
 	# ttyS1 is this socket; kgdbwait stops the kernel as soon as kgdboc
-	# is registered, before init runs any of the step's programs.
+	# is registered, before init runs any of the step's programs. That
+	# is before the kernel makes its text read-only, and kgdb cannot take
+	# out a breakpoint it planted then once the text is read-only: the
+	# guest would trap on it forever. rodata=off keeps the text writable.
 	extra="-serial tcp:127.0.0.1:$port,server=on,wait=off"
-	append="kgdboc=ttyS1 kgdbwait"
+	append="kgdboc=ttyS1 kgdbwait rodata=off"
 	# TCG is slow, kgdb answers from a polling loop: allow more than 2 s
 	connect=(-ex "set serial baud 115200" -ex "set remotetimeout 20"
 		-ex "target remote 127.0.0.1:$port")
@@ -133,6 +137,9 @@ done
 gdb_args=(-q -nx
 	-iex "set pagination off" -iex "set confirm off" -iex "set width 0"
 	-iex "set print pretty off"
+	# no source text at stops: build/linux has one step's branch checked
+	# out, and it need not be this step's
+	-iex "set print frame-info location"
 	-ex "file $out/vmlinux"
 	-ex "source $helpers" -ex "source $LAB_ROOT/gdb-scripts/lab.py"
 	"${connect[@]}"
@@ -142,11 +149,16 @@ gdb_args=(-q -nx
 
 rc=0
 if [ "$batch" = 1 ]; then
-	timeout -k 5 "$gdb_s" gdb -batch "${gdb_args[@]}" -ex "lab-release" \
-		</dev/null >"$gdblog" 2>&1 || rc=$?
-	[ "$rc" -ne 124 ] || fail "gdb did not finish within ${gdb_s}s"
-	grep -q "^LAB-GDB-DONE step=$n" "$gdblog" ||
-		fail "the gdb script stopped before its end: $(grep -m1 -iE 'error|closed|not (defined|found)' "$gdblog" || tail -n 1 "$gdblog")"
+	# KILL: gdb defers a TERM while it waits for the target. The braces
+	# keep bash's "Killed" notice out of the terminal.
+	{ timeout -s KILL "$gdb_s" gdb -batch "${gdb_args[@]}" -ex "lab-release" \
+		</dev/null >"$gdblog" 2>&1; } 2>/dev/null || rc=$?
+	[ "$rc" -ne 137 ] || fail "gdb did not finish within ${gdb_s}s"
+	if ! grep -q "^LAB-GDB-DONE step=$n" "$gdblog"; then
+		why=$(grep -m1 -E 'Error|error|closed' "$gdblog" || tail -n 1 "$gdblog")
+		kill -0 "$boot_pid" 2>/dev/null || why="$why; guest: $(tail -n 1 "$bootlog")"
+		fail "the gdb script stopped before its end: $why"
+	fi
 	wait_bounded "$boot_pid" "$((boot_s + 10))" || fail "the guest was still running $((boot_s + 10))s after gdb ended"
 	boot_pid=
 	[ "$wait_rc" -eq 0 ] || fail "the guest did not run to its end after gdb let it go: $(tail -n 1 "$bootlog")"
@@ -154,13 +166,29 @@ if [ "$batch" = 1 ]; then
 	exit 0
 fi
 
-# A Ctrl-C at the gdb prompt is gdb's; bash must not end this script for it.
-trap : INT
+# Kill the process whose pid is in file $1 after $2 seconds: the bound
+# on an interactive gdb. Not timeout(1): it would pass each Ctrl-C on to
+# gdb as a second one, and gdb takes two as "give up on the target".
+watchdog() {
+	local end=$((SECONDS + $2))
+	while [ "$SECONDS" -lt "$end" ]; do sleep 1; done
+	kill -KILL "$(cat "$1")" 2>/dev/null || true
+}
+
 say "step $n, $transport: gdb runs ${script#"$LAB_ROOT"/} (log: ${gdblog#"$LAB_ROOT"/})"
-timeout --foreground -k 5 "$gdb_s" gdb "${gdb_args[@]}" \
+gdbpid=$out/gdb-$transport.pid
+watchdog "$gdbpid" "$gdb_s" &
+watchdog_pid=$!
+# Job control puts gdb in a process group of its own, in the terminal's
+# foreground: a Ctrl-C reaches gdb only, not this script or make.
+set -m
+bash -c 'echo $$ >"$0" && exec "$@"' "$gdbpid" gdb "${gdb_args[@]}" \
 	-iex "set logging file $gdblog" -iex "set logging overwrite on" \
-	-iex "set logging enabled on" -ex "lab-howto" || rc=$?
-[ "$rc" -ne 124 ] || warn "gdb ended by its ${gdb_s}s time limit"
+	-iex "set logging enabled on" -ex "set trace-commands off" -ex "lab-howto $transport" || rc=$?
+set +m
+kill "$watchdog_pid" 2>/dev/null || true
+rm -f "$gdbpid"
+[ "$rc" -ne 137 ] || warn "gdb ended by its ${gdb_s}s time limit"
 # Leaving gdb detaches, and the guest finishes its demo.
 if wait_bounded "$boot_pid" 60; then
 	boot_pid=

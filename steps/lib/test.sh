@@ -105,6 +105,11 @@ for n in $(step_numbers); do
 	fi
 done
 
+say "debugger sessions: gdbstub and kgdb, every step"
+tally < <("$lib/gdb-test.sh" 2>&1 | tee "$TLOG/gdb-test.log")
+grep -q '^[0-9]* passed, [0-9]* failed$' "$TLOG/gdb-test.log" ||
+	fail "gdb-test.sh ran to its end (log: ${TLOG#"$LAB_ROOT"/}/gdb-test.log)"
+
 say "documentation"
 t "the documentation site builds offline (mkdocs build --strict)" "$lib/docs.sh" build
 site_is_offline() { # no page loads a script, style, font or image from elsewhere

@@ -1,0 +1,1 @@
+../../gdb-scripts/step1-padding.gdb

@@ -1,0 +1,1 @@
+../../gdb-scripts/step2-subtract-four.gdb

@@ -1,0 +1,1 @@
+../../gdb-scripts/step3-comm-hack.gdb

@@ -1,0 +1,1 @@
+../../gdb-scripts/step4-packet-pipes.gdb

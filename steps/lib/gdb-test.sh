@@ -152,7 +152,8 @@ for n in "${steps[@]}"; do
 done
 
 # gdb.sh runs QEMU with -pidfile build/steps/N/qemu-TRANSPORT.pid
-left=$(pgrep -f -- "-pidfile $BUILD_DIR/steps/[0-9]*/qemu-" || true)
+# (only the steps tested here: another queue may be running the others)
+left=$(pgrep -f -- "-pidfile $BUILD_DIR/steps/($(IFS='|'; echo "${steps[*]}"))/qemu-" || true)
 if [ -z "$left" ]; then
 	pass "no QEMU of these sessions is left running"
 else

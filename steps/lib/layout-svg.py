@@ -15,12 +15,14 @@ can be inlined into a Markdown page (docs.sh does that with snippets).
 Called by steps/lib/docs.sh; stdlib only.
 """
 
-import html
 import math
 import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from svg import Svg  # noqa: E402  (steps/lib/svg.py)
 
 STRUCT = "autofs_v5_packet"
 
@@ -120,47 +122,6 @@ def alignments(transcript):
     return found
 
 
-def esc(s):
-    return html.escape(str(s), quote=True)
-
-
-class Svg:
-    def __init__(self, width):
-        self.width = width
-        self.parts = []
-
-    def rect(self, x, y, w, h, fill, stroke="#333", dash=None, sw=1.2, rx=3):
-        extra = ' stroke-dasharray="%s"' % dash if dash else ""
-        self.parts.append(
-            '<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="%d" fill="%s" '
-            'stroke="%s" stroke-width="%.1f"%s/>' % (x, y, w, h, rx, fill, stroke, sw, extra))
-
-    def text(self, x, y, s, size=14, anchor="start", weight="normal", fill="#1a1a1a",
-             mono=False, italic=False):
-        family = "DejaVu Sans Mono, Menlo, Consolas, monospace" if mono else \
-            "DejaVu Sans, Helvetica, Arial, sans-serif"
-        style = ' font-style="italic"' if italic else ""
-        self.parts.append(
-            '<text x="%.1f" y="%.1f" font-family="%s" font-size="%s" text-anchor="%s" '
-            'font-weight="%s" fill="%s"%s>%s</text>' % (x, y, family, size, anchor, weight,
-                                                       fill, style, esc(s)))
-
-    def line(self, x1, y1, x2, y2, stroke="#888", sw=1, dash=None):
-        extra = ' stroke-dasharray="%s"' % dash if dash else ""
-        self.parts.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" '
-                          'stroke-width="%s"%s/>' % (x1, y1, x2, y2, stroke, sw, extra))
-
-    def render(self, height, title, desc):
-        head = ('<svg xmlns="http://www.w3.org/2000/svg" class="lab-diagram" '
-                'viewBox="0 0 %d %d" width="%d" height="%d" role="img" '
-                'aria-labelledby="layout-title layout-desc">'
-                % (self.width, height, self.width, height))
-        body = ['<title id="layout-title">%s</title>' % esc(title),
-                '<desc id="layout-desc">%s</desc>' % esc(desc),
-                '<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>' % (self.width, height)]
-        return "\n".join([head] + body + self.parts + ["</svg>"]) + "\n"
-
-
 COL_FIELD = "#dbe9f6"
 COL_STROKE = "#3d5f8f"
 COL_INO = "#fde8b0"
@@ -177,7 +138,7 @@ def row_height(size):
 
 def draw(k_rows, k_total, i_rows, i_total, k_label, i_label, aligns):
     W = 760
-    svg = Svg(W)
+    svg = Svg(W, "layout", text_size=14, rx=3)
     LX, MW = 16, 110            # margin; middle column: the offsets
     BW = (W - 2 * LX - MW) / 2  # a box: one ABI's field
     MX = LX + BW

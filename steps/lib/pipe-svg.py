@@ -18,10 +18,12 @@ can be inlined into a Markdown page. Called by steps/lib/docs.sh; stdlib
 only.
 """
 
-import html
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from svg import Svg  # noqa: E402  (steps/lib/svg.py)
 
 
 def die(msg):
@@ -93,48 +95,6 @@ def stream_evidence(path):
     }
 
 
-def esc(s):
-    return html.escape(str(s), quote=True)
-
-
-class Svg:
-    SANS = "DejaVu Sans, Helvetica, Arial, sans-serif"
-    MONO = "DejaVu Sans Mono, Menlo, Consolas, monospace"
-
-    def __init__(self, width):
-        self.width = width
-        self.parts = []
-
-    def rect(self, x, y, w, h, fill, stroke="#333", sw=1.2, dash=None, rx=2):
-        extra = ' stroke-dasharray="%s"' % dash if dash else ""
-        self.parts.append(
-            '<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="%d" fill="%s" '
-            'stroke="%s" stroke-width="%.1f"%s/>' % (x, y, w, h, rx, fill, stroke, sw, extra))
-
-    def line(self, x1, y1, x2, y2, stroke="#333", sw=1.5):
-        self.parts.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" '
-                          'stroke-width="%s"/>' % (x1, y1, x2, y2, stroke, sw))
-
-    def text(self, x, y, s, size=13, anchor="start", weight="normal", fill="#1a1a1a",
-             mono=False, italic=False):
-        style = ' font-style="italic"' if italic else ""
-        self.parts.append(
-            '<text x="%.1f" y="%.1f" font-family="%s" font-size="%s" text-anchor="%s" '
-            'font-weight="%s" fill="%s"%s>%s</text>'
-            % (x, y, self.MONO if mono else self.SANS, size, anchor, weight, fill, style,
-               esc(s)))
-
-    def render(self, height, title, desc):
-        head = ('<svg xmlns="http://www.w3.org/2000/svg" class="lab-diagram" '
-                'viewBox="0 0 %d %d" width="%d" height="%d" role="img" '
-                'aria-labelledby="pipe-title pipe-desc">'
-                % (self.width, height, self.width, height))
-        body = ['<title id="pipe-title">%s</title>' % esc(title),
-                '<desc id="pipe-desc">%s</desc>' % esc(desc),
-                '<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>' % (self.width, height)]
-        return "\n".join([head] + body + self.parts + ["</svg>"]) + "\n"
-
-
 COLORS = {1: ("#cfe0f5", "#3d5f8f"), 2: ("#d3ecd0", "#3f7a3a")}
 TAIL_STROKE = "#b42318"
 DONE = ("#ededed", "#b0b0b0")
@@ -143,7 +103,7 @@ GOT = ("#fde8b0", "#a57a00")
 
 def draw(p, s, packet_src, stream_src):
     W = 760
-    svg = Svg(W)
+    svg = Svg(W, "pipe", text_size=13, rx=2)
     X0 = 178
     SEG_MIN = 16                      # a 4-byte slice is drawn this wide
     tail = p["w1"] - p["r1"]

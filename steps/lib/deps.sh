@@ -6,7 +6,8 @@
 . "$(dirname "$0")/common.sh"
 
 LAB_PKGS="linux-source-6.1 qemu-system-x86 busybox-static gdb gcc gcc-multilib
-make bc bison flex libelf-dev libssl-dev cpio dwarves ccache git xz-utils python3 time"
+make bc bison flex libelf-dev libssl-dev cpio dwarves ccache git xz-utils python3 time
+iproute2 procps"
 DOCS_PKGS="mkdocs mkdocs-material"
 TEST_PKGS="$LAB_PKGS shellcheck $DOCS_PKGS"
 

@@ -77,10 +77,9 @@ python3 "$lib/layout-svg.py" "$(step_out "$first")/vmlinux" \
 python3 "$lib/pipe-svg.py" "$(step_out "$first")/transcript.txt" \
 	"$(step_out "$last")/transcript.txt" "$gen/pipe.svg" | sed 's/^/    /'
 
-# A step page shows its gdb session if `make gdb` (or `make kgdb`) has
-# recorded one; the include of the real log sits in a small wrapper so
-# that a missing log is a note on the page, not a failed build.
-missing_logs=()
+# A step page shows its real gdb sessions. Those `make test` or
+# `make gdb`/`make kgdb` have not recorded yet are recorded here, in
+# batch mode, so the site never shows a session that did not happen.
 # The single quotes below hold Markdown, whose `code spans` are not
 # command substitutions.
 # shellcheck disable=SC2016
@@ -88,20 +87,16 @@ log_include() { # transport step-number make-target
 	local t=$1 n=$2 target=$3 log out
 	log=$(step_out "$n")/gdb-$t.log
 	out=$gen/$( [ "$t" = gdbstub ] && echo gdb || echo kgdb)-step-$n.md
-	if [ -s "$log" ]; then
-		{
-			printf 'Recorded by `make %s STEP=%s`, file `build/steps/%s/gdb-%s.log`' "$target" "$n" "$n" "$t"
-			printf ' (the script'"'"'s commands are the lines starting with `+`):\n\n'
-			printf '```text\n--8<-- "build/steps/%s/gdb-%s.log"\n```\n' "$n" "$t"
-		} >"$out"
-	else
-		missing_logs+=("$(rel "$log")")
-		{
-			printf '!!! warning "Not recorded yet"\n'
-			printf '    There is no `build/steps/%s/gdb-%s.log` yet. Run `make %s STEP=%s`' "$n" "$t" "$target" "$n"
-			printf ' (it needs the step'"'"'s gdb script in `steps/`), then rebuild this site.\n'
-		} >"$out"
+	if [ ! -s "$log" ] || ! grep -q '^LAB-GDB-DONE' "$log"; then
+		info "recording the $t session of step $n (gdb.sh $t $n --batch)"
+		"$lib/gdb.sh" "$t" "$n" --batch >/dev/null ||
+			die "the $t session of step $n failed; see $(rel "$log")"
 	fi
+	{
+		printf 'Recorded by `make %s STEP=%s`, file `build/steps/%s/gdb-%s.log`' "$target" "$n" "$n" "$t"
+		printf ' (the script'"'"'s commands are the lines starting with `+`):\n\n'
+		printf '```text\n--8<-- "build/steps/%s/gdb-%s.log"\n```\n' "$n" "$t"
+	} >"$out"
 }
 for n in "${steps[@]}"; do
 	log_include gdbstub "$n" gdb
@@ -132,9 +127,6 @@ cd "$LAB_ROOT"
 export LAB_DOCS_ROOT=$gen/root
 # Jinja's lexer warns about its own regexes on Python 3.11: noise only
 export PYTHONWARNINGS=ignore::DeprecationWarning
-if [ ${#missing_logs[@]} -gt 0 ]; then
-	warn "no gdb session log yet (the pages say so): ${missing_logs[*]}"
-fi
 case $mode in
 build)
 	mkdocs build --strict --quiet --config-file mkdocs.yml --site-dir "$site"

@@ -48,9 +48,8 @@ for s in "${scripts[@]}"; do
 done
 
 say "kernel tree"
-if ! "$lib/kernel-tree.sh" >"$TLOG/kernel-tree.log" 2>&1; then
+if ! "$lib/kernel-tree.sh" 2>&1 | tee "$TLOG/kernel-tree.log" | sed 's/^/#   /'; then
 	fail "kernel-patches/ apply with git am to linux-source $(linux_source_version)"
-	sed 's/^/#   /' "$TLOG/kernel-tree.log"
 	finish
 	exit 1
 fi

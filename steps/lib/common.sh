@@ -66,6 +66,13 @@ step_branch() {
 
 step_out() { echo "$BUILD_DIR/steps/$1"; }
 
+# Does step N have a gdb script? (a step added by a learner may not)
+step_has_gdb() {
+	local d
+	d=$(step_dir "$1") || return 1
+	compgen -G "$d/*.gdb" >/dev/null
+}
+
 # Validate STEP= from the user; list the valid steps when it is wrong.
 require_step() {
 	local n=${1:-}

@@ -87,6 +87,7 @@ log_include() { # transport step-number make-target
 	} >"$out"
 }
 for n in "${steps[@]}"; do
+	step_has_gdb "$n" || continue
 	log_include gdbstub "$n" gdb
 	log_include kgdb "$n" kgdb
 done

@@ -17,7 +17,14 @@ if [ $# -gt 0 ]; then
 	for n in "$@"; do require_step "$n"; done
 	steps=("$@")
 else
-	mapfile -t steps < <(step_numbers)
+	steps=()
+	for n in $(step_numbers); do
+		if step_has_gdb "$n"; then
+			steps+=("$n")
+		else
+			echo "# step $n has no gdb script in $(step_dir "$n"): no debugger session"
+		fi
+	done
 fi
 read -r -a transports <<<"${LAB_GDB_TRANSPORTS:-gdbstub kgdb}"
 

@@ -125,6 +125,6 @@ serve)
 	addr=${LAB_DOCS_ADDR:-127.0.0.1:8000}
 	say "serving on http://$addr/ (Ctrl-C stops it); rerun to redraw the diagrams"
 	exec mkdocs serve --strict --config-file mkdocs.yml --dev-addr "$addr" \
-		--watch kernel-patches --watch steps --watch "$gen"
+		--watch kernel-patches --watch steps
 	;;
 esac

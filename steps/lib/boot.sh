@@ -23,7 +23,7 @@ accel=(-accel tcg)
 [ "${LAB_KVM:-0}" = 1 ] && accel=(-accel kvm -cpu host)
 
 # The QEMU command line shared by every mode, in QEMU_ARGS; a mode adds
-# its serial wiring (and later a gdbstub or a second serial port).
+# its serial wiring, and gdb.sh a gdbstub or a second serial port.
 # The caller's extra arguments go last, so that a second -serial is ttyS1.
 read -r -a EXTRA <<<"${LAB_QEMU_EXTRA:-}"
 qemu_args() { # guest-mode

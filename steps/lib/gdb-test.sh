@@ -11,7 +11,8 @@
 lib=$LAB_ROOT/steps/lib
 TLOG=$LOGS/gdb-test
 mkdir -p "$TLOG"
-passed=0 failed=0
+# shellcheck source=tap.sh
+. "$(dirname "$0")/tap.sh"
 
 if [ $# -gt 0 ]; then
 	for n in "$@"; do require_step "$n"; done
@@ -29,8 +30,6 @@ fi
 read -r -a transports <<<"${LAB_GDB_TRANSPORTS:-gdbstub kgdb}"
 
 L='' S='' # the gdb log and the name of the session being checked
-pass() { echo "ok - $*"; passed=$((passed + 1)); }
-fail() { echo "not ok - $*"; failed=$((failed + 1)); }
 
 # What gdb printed for the NTH run (default 1) of script command CMD:
 # with trace-commands on, each command is echoed as "+CMD", and lines
@@ -167,5 +166,4 @@ else
 	fail "no QEMU of these sessions is left running: pids $(echo "$left" | tr '\n' ' ')"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

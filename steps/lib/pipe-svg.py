@@ -171,6 +171,19 @@ def draw(p, s, packet_src, stream_src):
     rows = ["2 × write(%d)" % p["w1"], "read(fd, buf, %d)" % p["r1"],
             "read(fd, buf, %d)" % p["r2"]]
 
+    def lane(y, gap, states, notes, buffers, last_fill="#333"):
+        """The three rows (write, read, read) of one kind of pipe; the
+        first row outlines its pipe_buffers (first, last segment, label)."""
+        for i, label in enumerate(rows):
+            svg.text(16, y + 18, label, size=13, mono=True, weight="bold")
+            pos = bar(y, gap, states[i])
+            if i == 0:
+                for a, b, what in buffers:
+                    outline(pos[a][0], y, pos[b][0] + pos[b][1] - pos[a][0], what)
+            svg.text(X0, y + 44, notes[i], size=13, fill=last_fill if i == 2 else "#333")
+            y += 70 if i == 0 else 62
+        return y
+
     # ---- stream lane
     y = 86
     svg.text(16, y, "Stream pipe (steps 1 to 3): writes are merged into one pipe_buffer",
@@ -188,15 +201,8 @@ def draw(p, s, packet_src, stream_src):
         "returns %d = %d old bytes of write 1 + %d of write 2; %d are left"
         % (p["r2"], tail, p["r2"] - tail, left_after2),
     ]
-    for i, label in enumerate(rows):
-        svg.text(16, y + 18, label, size=13, mono=True, weight="bold")
-        pos = bar(y, 0, stream_states[i])
-        if i == 0:
-            outline(pos[0][0], y, pos[-1][0] + pos[-1][1] - pos[0][0],
-                    "one pipe_buffer, PIPE_BUF_FLAG_CAN_MERGE")
-        svg.text(X0, y + 44, stream_notes[i], size=13,
-                 fill=TAIL_STROKE if i == 2 else "#333")
-        y += 70 if i == 0 else 62
+    y = lane(y, 0, stream_states, stream_notes,
+             [(0, 3, "one pipe_buffer, PIPE_BUF_FLAG_CAN_MERGE")], last_fill=TAIL_STROKE)
     svg.text(16, y, "These rows are worked out. Measured (%s, i386 systemd-style): the kernel "
              "queued %d, the daemon read %d," % (stream_src, s["queued"], s["read"]),
              size=13, fill="#333")
@@ -226,17 +232,8 @@ def draw(p, s, packet_src, stream_src):
         % (p["got1"], p["first1"], p["w1"] - p["got1"]),
         "returned %d: %s …; the pipe is empty" % (p["got2"], p["first2"]),
     ]
-    gap = GAP
-    for i, label in enumerate(rows):
-        svg.text(16, y + 18, label, size=13, mono=True, weight="bold")
-        pos = bar(y, gap, packet_states[i])
-        if i == 0:
-            outline(pos[0][0], y, pos[1][0] + pos[1][1] - pos[0][0],
-                    "pipe_buffer 1, PACKET")
-            outline(pos[2][0], y, pos[3][0] + pos[3][1] - pos[2][0],
-                    "pipe_buffer 2, PACKET")
-        svg.text(X0, y + 44, packet_notes[i], size=13, fill="#333")
-        y += 70 if i == 0 else 62
+    y = lane(y, GAP, packet_states, packet_notes,
+             [(0, 1, "pipe_buffer 1, PACKET"), (2, 3, "pipe_buffer 2, PACKET")])
     svg.text(16, y, "Measured (%s, packet-pipe): both returned counts and first bytes above "
              "are the program's output." % packet_src, size=13, fill="#333")
     y += 20

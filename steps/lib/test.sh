@@ -5,13 +5,12 @@
 # "not ok - ..."; the last line is "N passed, N failed".
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
+# shellcheck source=tap.sh
+. "$(dirname "$0")/tap.sh"
 lib=$LAB_ROOT/steps/lib
-passed=0 failed=0
 TLOG=$LOGS/test
 mkdir -p "$TLOG"
 
-pass() { echo "ok - $*"; passed=$((passed + 1)); }
-fail() { echo "not ok - $*"; failed=$((failed + 1)); }
 # t "description" command...: one check, its output kept in a log
 t() {
 	local what=$1 log
@@ -33,10 +32,6 @@ tally() {
 		"not ok "*) echo "$line"; failed=$((failed + 1)) ;;
 		esac
 	done
-}
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
 }
 
 "$lib/deps.sh" test

@@ -1,5 +1,6 @@
 # The autofs v5 packet ABI lab. Every target is a thing a learner does;
-# the work is in steps/lib/*.sh. See README.md.
+# the work is in scripts/. See README.md. STEP is a step's number or
+# name: STEP=1 or STEP=01-padding.
 #
 #   make                 build every step's kernel and guest, boot each in
 #                        QEMU, print the outcome matrix
@@ -10,13 +11,17 @@
 #   make kgdb STEP=N     the same through kgdb in the guest, over a second serial port
 #   make docs            the documentation site, in build/site (after make)
 #   make serve-docs      serve it on http://127.0.0.1:8000
+#   make abi-scan        where else? every uapi struct with autofs's problem
 #   make bench           build and boot timings on this machine
+#   make soak N=20       boot every step N times: any verdict that changes?
 #   make clean           remove build/ (the kernel tree and all output)
 
-LIB := steps/lib
+LIB := scripts
 export BUILD_DIR LAB_KVM
+# what a second lab command waiting for this one is told it waits for
+export LAB_COMMAND = make $(MAKECMDGOALS)$(if $(STEP), STEP=$(STEP))
 
-.PHONY: all run shell gdb kgdb test docs serve-docs bench clean
+.PHONY: all run shell gdb kgdb test abi-scan docs serve-docs bench soak clean
 all:
 	@$(LIB)/lab.sh all
 
@@ -35,6 +40,9 @@ kgdb:
 test:
 	@$(LIB)/test.sh
 
+abi-scan:
+	@$(LIB)/lab.sh abi-scan
+
 docs:
 	@$(LIB)/docs.sh build
 
@@ -44,5 +52,8 @@ serve-docs:
 bench:
 	@$(LIB)/bench.sh
 
+soak:
+	@$(LIB)/soak.sh "$(N)"
+
 clean:
-	rm -rf $(or $(BUILD_DIR),build)
+	@$(LIB)/clean.sh

@@ -2,10 +2,14 @@
  * compiled for, and why sizeof differs: the fields end at byte 300 on both
  * i386 and x86_64, but sizeof rounds up to the struct's alignment, and
  * that is the alignment of its __u64 (4 on i386, 8 on x86_64). */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "packet.h"
+#include "result.h"
 
 #define V5 struct autofs_v5_packet
 #define HDR struct autofs_packet_hdr
@@ -16,15 +20,17 @@ struct field {
 	size_t offset, size;
 };
 
-/* How a __u64 is aligned inside a struct: _Alignof and __alignof__
- * disagree on i386 (4 vs the preferred 8); a struct member is what counts. */
+/* How a __u64 is aligned inside a struct. */
 struct u64_probe {
 	char c;
 	__u64 v;
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
+	struct lab_result r;
+	char *e;
+	long step = -1;
 	static const struct field hdr[] = {
 		FIELD(HDR, proto_version), FIELD(HDR, type),
 	};
@@ -36,6 +42,21 @@ int main(void)
 	};
 	size_t end = offsetof(V5, name) + sizeof(((V5 *)0)->name);
 	size_t i;
+
+	result_init(&r, 0, "autofs-layout", LAB_ABI);
+	if (argc == 3 && !strcmp(argv[1], "--step")) {
+		errno = 0;
+		step = strtol(argv[2], &e, 10);
+		if (errno || *e || e == argv[2] || step > 99)
+			step = -1;
+	}
+	if (step < 0) {
+		fprintf(stderr, "usage: autofs-layout --step N   (N: the lab step, 0-99)\n");
+		r.cause = "usage";
+		snprintf(r.detail, sizeof(r.detail), "usage: autofs-layout --step N");
+		return result_print(&r);
+	}
+	r.step = (int)step;
 
 	printf("# struct autofs_v5_packet from <linux/auto_fs.h>, compiled for %s\n",
 	       LAB_ABI);
@@ -49,8 +70,20 @@ int main(void)
 	for (i = 0; i < sizeof(v5) / sizeof(v5[0]); i++)
 		printf("LAYOUT abi=%s field=%s offset=%zu size=%zu\n",
 		       LAB_ABI, v5[i].name, v5[i].offset, v5[i].size);
-	printf("LAYOUT abi=%s sizeof=%zu end_of_name=%zu tail_padding=%zu alignof_u64=%zu\n",
-	       LAB_ABI, sizeof(V5), end, sizeof(V5) - end,
-	       offsetof(struct u64_probe, v));
-	return 0;
+	/* alignof_u64: where a __u64 lands in a struct, which is what
+	 * counts; C11's _Alignof agrees, GCC's __alignof__ gives the
+	 * preferred alignment of a __u64 on its own (8 on i386) */
+	printf("LAYOUT abi=%s sizeof=%zu end_of_name=%zu tail_padding=%zu alignof_u64=%zu "
+	       "c11_alignof_u64=%zu gnu_alignof_u64=%zu\n",
+	       LAB_ABI, sizeof(V5), end, sizeof(V5) - end, offsetof(struct u64_probe, v),
+	       (size_t)_Alignof(__u64), (size_t)__alignof__(__u64));
+
+	/* want: where the fields end; got: what sizeof says */
+	r.verdict = "measured";
+	r.cause = sizeof(V5) == end ? "exact" : "padded";
+	r.want = (long)end;
+	r.got = (long)sizeof(V5);
+	snprintf(r.detail, sizeof(r.detail), "fields end at %zu, sizeof %zu, __u64 aligned to %zu "
+		 "in a struct", end, sizeof(V5), offsetof(struct u64_probe, v));
+	return result_print(&r);
 }

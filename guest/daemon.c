@@ -1,11 +1,10 @@
 /* An autofs v5 daemon in miniature.  Built twice, once per reading
  * strategy (-DREADER=reader_systemd_style or reader_automount_style).
- * One RESULT line on stdout; everything else on stderr. */
+ * One RESULT line on stdout (result.c); everything else on stderr. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -22,44 +22,53 @@
 #error "build with -DREADER=reader_systemd_style or -DREADER=reader_automount_style"
 #endif
 
-static struct lab lab = { .pipe_r = -1, .pipe_w = -1, .ioctl_fd = -1 };
+/* The real kernel and the real children (kids.c), for serve() and
+ * lab_cleanup(); the host tests put a fake in their place. */
+static int real_ioctl(struct lab *L, unsigned long cmd, unsigned long arg)
+{
+	return ioctl(L->ioctl_fd, cmd, arg);
+}
+
+static int real_mount(struct lab *L, const char *src, const char *target,
+		      const char *fstype, unsigned long flags, const char *opts)
+{
+	(void)L;
+	return mount(src, target, fstype, flags, opts);
+}
+
+static int real_umount(struct lab *L, const char *target, int flags)
+{
+	(void)L;
+	return umount2(target, flags);
+}
+
+static int real_mkdir(struct lab *L, const char *path, mode_t mode)
+{
+	(void)L;
+	return mkdir(path, mode);
+}
+
+static int real_rmdir(struct lab *L, const char *path)
+{
+	(void)L;
+	return rmdir(path);
+}
+
+static const struct lab_ops real_ops = {
+	.ioctl = real_ioctl,
+	.mount = real_mount,
+	.umount = real_umount,
+	.mkdir = real_mkdir,
+	.rmdir = real_rmdir,
+	.spawn_client = spawn_client,
+	.spawn_expirer = spawn_expirer,
+};
+
+static struct lab lab = {
+	.ops = &real_ops, .pipe_r = -1, .pipe_w = -1, .ioctl_fd = -1,
+};
 static volatile sig_atomic_t watchdog_fired, stop_signal;
-static char emergency_line[512];	/* prepared early: async-signal-safe to write */
-
-void lab_fail(struct lab *L, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (L->detail[0])
-		return;
-	va_start(ap, fmt);
-	vsnprintf(L->detail, sizeof(L->detail), fmt, ap);
-	va_end(ap);
-}
-
-static void comm_now(char *comm)
-{
-	memset(comm, 0, 17);
-	if (prctl(PR_GET_NAME, comm) < 0)
-		strcpy(comm, "?");
-	for (char *c = comm; *c; c++)
-		if (*c <= ' ' || *c == '"' || *c > '~')
-			*c = '_';
-}
-
-static void print_result(const struct lab *L, const char *verdict, const char *detail)
-{
-	char comm[17], d[256];
-
-	comm_now(comm);
-	snprintf(d, sizeof(d), "%s", detail);
-	for (char *c = d; *c; c++)
-		if (*c == '"' || *c == '\n')
-			*c = '\'';
-	printf("RESULT step=%d reader=%s abi=%s comm=%s verdict=%s detail=\"%s\"\n",
-	       L->step, L->reader->name, LAB_ABI, comm, verdict, d);
-	fflush(stdout);
-}
+static char emergency_line[RESULT_LINE_MAX];	/* written by a signal handler */
 
 /* Second watchdog tick: the normal cleanup itself hung.  Only syscalls. */
 static void emergency(void)
@@ -76,8 +85,8 @@ static void emergency(void)
 	if (lab.autofs_mounted)
 		umount2(lab.dir, MNT_DETACH);
 	if (write(STDOUT_FILENO, emergency_line, strlen(emergency_line)) < 0)
-		_exit(1);
-	_exit(1);
+		_exit(2);
+	_exit(2);
 }
 
 static void on_signal(int sig)
@@ -86,7 +95,7 @@ static void on_signal(int sig)
 		if (watchdog_fired)
 			emergency();
 		watchdog_fired = 1;
-		alarm(5);	/* grace for the orderly cleanup */
+		alarm(2);	/* grace for the orderly cleanup */
 	} else {
 		stop_signal = sig;
 	}
@@ -96,8 +105,10 @@ static void on_signal(int sig)
 static void install_signals(int watchdog_s)
 {
 	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART */
+	sigset_t stop;
 
-	sigemptyset(&sa.sa_mask);
+	lab_stop_signals(&stop);
+	sa.sa_mask = stop;	/* one handler at a time */
 	sigaction(SIGALRM, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -121,21 +132,29 @@ static int mkdir_p(const char *path)
 	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
-/* pgrp= of the topmost autofs mounted on dir, or 0 if there is none. */
+/* pgrp= of the topmost autofs mounted on dir, 0 if there is none, -1 if
+ * it has no readable pgrp= option. */
 static int autofs_pgrp_on(const char *dir)
 {
 	char line[512], mnt[256], type[32], opts[256];
 	FILE *f = fopen("/proc/self/mounts", "r");
 	const char *p;
+	long v;
 	int pgrp = 0;
 
 	if (!f)
 		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*s %255s %31s %255s", mnt, type, opts) == 3 &&
-		    !strcmp(mnt, dir))
-			pgrp = strcmp(type, "autofs") ? 0 :
-			       (p = strstr(opts, "pgrp=")) ? atoi(p + 5) : -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %255s %31s %255s", mnt, type, opts) != 3 ||
+		    strcmp(mnt, dir))
+			continue;
+		pgrp = 0;
+		if (!strcmp(type, "autofs")) {
+			p = strstr(opts, "pgrp=");
+			v = p ? strtol(p + 5, NULL, 10) : -1;
+			pgrp = v > 0 && v < INT_MAX ? (int)v : -1;
+		}
+	}
 	fclose(f);
 	return pgrp;
 }
@@ -162,8 +181,7 @@ static int clear_stale_autofs(struct lab *L)
 	return 0;
 }
 
-#define SETUP_FAIL(...) do { L->setup_failed = 1; \
-	lab_fail(L, "setup failed: " __VA_ARGS__); return -1; } while (0)
+#define SETUP_FAIL(cause, ...) do { lab_error(L, cause, __VA_ARGS__); return -1; } while (0)
 
 static int setup(struct lab *L)
 {
@@ -173,135 +191,194 @@ static int setup(struct lab *L)
 	unsigned long tmo = 60;	/* seconds; expires here are forced anyway */
 
 	if (pipe(fds) < 0)	/* plain pipe: packet mode is the kernel's call */
-		SETUP_FAIL("pipe: %s", strerror(errno));
+		SETUP_FAIL("setup", "pipe: %s", strerror(errno));
 	L->pipe_r = fds[0];
 	L->pipe_w = fds[1];
 	if (mkdir_p(L->dir) < 0)
-		SETUP_FAIL("mkdir %s: %s", L->dir, strerror(errno));
+		SETUP_FAIL("setup", "mkdir %s: %s", L->dir, strerror(errno));
 	if ((busy = clear_stale_autofs(L)) != 0)
-		SETUP_FAIL("%s is in use by the autofs daemon of process group %d",
+		SETUP_FAIL("setup", "%s is in use by the autofs daemon of process group %d",
 			   L->dir, busy);
 	snprintf(opts, sizeof(opts), "fd=%d,pgrp=%d,minproto=5,maxproto=5,indirect",
 		 L->pipe_w, (int)getpgrp());
 	if (mount("lab", L->dir, "autofs", 0, opts) < 0)
-		SETUP_FAIL("mount autofs on %s (%s): %s", L->dir, opts, strerror(errno));
+		SETUP_FAIL("mount", "mount autofs on %s (%s): %s", L->dir, opts,
+			   strerror(errno));
 	L->autofs_mounted = 1;
 	/* the kernel holds its own reference; ours would hide EOF */
 	close(L->pipe_w);
 	L->pipe_w = -1;
-	fcntl(L->pipe_r, F_SETFL, O_NONBLOCK);	/* poll() decides when to read */
+	/* poll() decides when to read */
+	if (fcntl(L->pipe_r, F_SETFL, O_NONBLOCK) < 0)
+		SETUP_FAIL("setup", "fcntl O_NONBLOCK: %s", strerror(errno));
 
 	L->ioctl_fd = open(L->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (L->ioctl_fd < 0)
-		SETUP_FAIL("open %s: %s", L->dir, strerror(errno));
+		SETUP_FAIL("setup", "open %s: %s", L->dir, strerror(errno));
 	if (fstat(L->ioctl_fd, &st) < 0)
-		SETUP_FAIL("fstat %s: %s", L->dir, strerror(errno));
+		SETUP_FAIL("setup", "fstat %s: %s", L->dir, strerror(errno));
 	L->root_dev = (unsigned int)st.st_dev;	/* packets carry new_encode_dev() */
 	L->root_ino = (unsigned long long)st.st_ino;
 	if (ioctl(L->ioctl_fd, AUTOFS_IOC_PROTOVER, &proto) < 0)
-		SETUP_FAIL("AUTOFS_IOC_PROTOVER: %s", strerror(errno));
+		SETUP_FAIL("setup", "AUTOFS_IOC_PROTOVER: %s", strerror(errno));
 	if (proto != 5)
-		SETUP_FAIL("kernel speaks autofs protocol %d, not 5", proto);
+		SETUP_FAIL("setup", "kernel speaks autofs protocol %d, not 5", proto);
 	if (ioctl(L->ioctl_fd, AUTOFS_IOC_SETTIMEOUT, &tmo) < 0)
-		SETUP_FAIL("AUTOFS_IOC_SETTIMEOUT: %s", strerror(errno));
+		SETUP_FAIL("setup", "AUTOFS_IOC_SETTIMEOUT: %s", strerror(errno));
 	fprintf(stderr, "%s: autofs on %s (%s), protocol %d, root dev 0x%x ino %llu\n",
 		L->prog, L->dir, opts, proto, L->root_dev, L->root_ino);
 	return 0;
 }
 
-/* Always: wake blocked clients, reap every child, leave nothing mounted. */
-static void cleanup(struct lab *L)
+static void usage(const char *prog, FILE *f)
 {
-	if (L->ioctl_fd >= 0 && L->autofs_mounted &&
-	    ioctl(L->ioctl_fd, AUTOFS_IOC_CATATONIC, 0) < 0)
-		fprintf(stderr, "%s: AUTOFS_IOC_CATATONIC: %s\n", L->prog, strerror(errno));
-	kids_reap_all(L, L->timeout_ms < 250 ? L->timeout_ms : 250);
-	for (int k = 0; k < NKEYS; k++) {
-		if (!L->sub_mounted[k])
-			continue;
-		if (umount2(L->sub[k], 0) < 0 && umount2(L->sub[k], MNT_DETACH) < 0)
-			fprintf(stderr, "%s: umount %s: %s\n", L->prog, L->sub[k], strerror(errno));
-		L->sub_mounted[k] = 0;
-	}
-	if (L->ioctl_fd >= 0)
-		close(L->ioctl_fd);
-	L->ioctl_fd = -1;
-	if (L->autofs_mounted) {
-		if (umount2(L->dir, 0) < 0) {
-			fprintf(stderr, "%s: umount %s: %s, detaching\n", L->prog, L->dir,
-				strerror(errno));
-			if (umount2(L->dir, MNT_DETACH) < 0)
-				fprintf(stderr, "%s: umount -l %s: %s\n", L->prog, L->dir,
-					strerror(errno));
-		}
-		L->autofs_mounted = 0;
-	}
-	if (L->pipe_w >= 0)
-		close(L->pipe_w);
-	if (L->pipe_r >= 0)
-		close(L->pipe_r);
-	L->pipe_r = L->pipe_w = -1;
+	fprintf(f, "usage: %s --step N [--dir /auto] [--timeout-ms 2000] [--watchdog-s S]"
+		" [--comm NAME]\n"
+		"  --step N        the lab step this run belongs to (0-99), for the RESULT line\n"
+		"  --timeout-ms    how long to wait for each packet and each child\n"
+		"  --watchdog-s    the whole run's limit (default: 5 times --timeout-ms)\n"
+		"  --comm NAME     the name the kernel sees (prctl PR_SET_NAME)\n", prog);
 }
 
-static int usage(struct lab *L, const char *why)
+static int usage_error(struct lab *L, const char *fmt, const char *arg)
 {
-	fprintf(stderr, "%s: %s\nusage: %s --step N [--dir /auto] [--timeout-ms 2000]"
-		" [--comm NAME]\n", L->prog, why, L->prog);
-	lab_fail(L, "setup failed: %s", why);
-	print_result(L, "broken", L->detail);
-	return 2;
+	fprintf(stderr, "%s: ", L->prog);
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	usage(L->prog, stderr);
+	lab_error(L, "usage", fmt, arg);
+	return result_print(&L->res);
 }
 
-/* setsid() refuses a process group leader: then serve from a child. */
-static int own_session(struct lab *L)
+/* A whole decimal number in [lo, hi], or -1. */
+static int parse_num(const char *s, long lo, long hi, int *out)
 {
-	int status;
-	pid_t pid;
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static volatile sig_atomic_t parent_stop;
+
+static void parent_on_signal(int sig)
+{
+	parent_stop = sig;
+}
+
+/* setsid() refuses a process group leader, as a program started by an
+ * interactive shell is: then serve from a child in its own session.  The
+ * parent passes a stop signal on and waits at most limit_s.  Returns -1
+ * in the process that goes on to serve, else the exit status to end with. */
+static int own_session(struct lab *L, int limit_s)
+{
+	struct timespec tick = { 0, 50 * 1000 * 1000 };
+	struct sigaction sa = { .sa_handler = parent_on_signal };
+	int status, sent = 0;
+	long waited_ms = 0;
+	pid_t pid, r;
 
 	if (setsid() >= 0)
 		return -1;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		if (setsid() >= 0)
 			return -1;
-		_exit(2);
+		lab_error(L, "setup", "setsid in a child: %s", strerror(errno));
+		_exit(result_print(&L->res));
 	}
-	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
-		lab_fail(L, "setup failed: setsid: %s", strerror(errno));
-		print_result(L, "broken", L->detail);
-		return 2;
+	if (pid < 0) {
+		lab_error(L, "setup", "fork for a session of our own: %s", strerror(errno));
+		return result_print(&L->res);
 	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+	for (;;) {
+		r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			lab_error(L, "setup", "waitpid: %s", strerror(errno));
+			return result_print(&L->res);
+		}
+		if (parent_stop && !sent) {
+			kill(pid, parent_stop);	/* the child cleans up and reports */
+			sent = 1;
+		}
+		if (waited_ms > (limit_s + 5) * 1000L) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			lab_error(L, "watchdog", "the serving child did not end within %d s", limit_s + 5);
+			return result_print(&L->res);
+		}
+		nanosleep(&tick, NULL);
+		waited_ms += 50;
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);	/* it printed its RESULT */
+	lab_error(L, "crash", "the serving child was killed by signal %d", WTERMSIG(status));
+	return result_print(&L->res);
 }
 
 int main(int argc, char **argv)
 {
 	struct lab *L = &lab;
 	const char *comm_set = NULL, *dir = "/auto";
-	char comm[17];
-	int rc, watchdog_s;
+	int rc, watchdog_s = 0;
 
 	L->prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	L->reader = &READER;
 	L->timeout_ms = 2000;
+	L->step = -1;
+	result_init(&L->res, 0, L->reader->name, LAB_ABI);
 	for (int i = 1; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *opt = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (!strcmp(argv[i], "--step") && v)
-			L->step = atoi(v);
-		else if (!strcmp(argv[i], "--dir") && v)
+		if (!strcmp(opt, "--help")) {
+			usage(L->prog, stdout);
+			return 0;
+		}
+		if (strcmp(opt, "--step") && strcmp(opt, "--dir") && strcmp(opt, "--timeout-ms") &&
+		    strcmp(opt, "--watchdog-s") && strcmp(opt, "--comm"))
+			return usage_error(L, "unknown option %s", opt);
+		if (!v)
+			return usage_error(L, "%s needs a value", opt);
+		if (!strcmp(opt, "--step")) {
+			if (parse_num(v, 0, 99, &L->step) < 0)
+				return usage_error(L, "--step %s: not a step number (0-99)", v);
+			L->res.step = L->step;
+		} else if (!strcmp(opt, "--dir")) {
+			if (v[0] != '/' || strlen(v) >= sizeof(L->dir) - 8)
+				return usage_error(L, "--dir %s: must be absolute and short", v);
 			dir = v;
-		else if (!strcmp(argv[i], "--timeout-ms") && v)
-			L->timeout_ms = atoi(v);
-		else if (!strcmp(argv[i], "--comm") && v)
-			comm_set = v;	/* step 3 cares what the kernel calls us */
-		else
-			return usage(L, "bad arguments");
+		} else if (!strcmp(opt, "--timeout-ms")) {
+			if (parse_num(v, 1, 60000, &L->timeout_ms) < 0)
+				return usage_error(L, "--timeout-ms %s: not 1..60000", v);
+		} else if (!strcmp(opt, "--watchdog-s")) {
+			if (parse_num(v, 1, 3600, &watchdog_s) < 0)
+				return usage_error(L, "--watchdog-s %s: not 1..3600", v);
+		} else {
+			comm_set = v;	/* --comm: step 3 cares what the kernel calls us */
+		}
 		i++;
 	}
-	if (L->timeout_ms <= 0 || L->timeout_ms > 60000 || dir[0] != '/' ||
-	    strlen(dir) >= sizeof(L->dir))
-		return usage(L, "--timeout-ms must be 1..60000, --dir absolute and short");
+	if (L->step < 0)
+		return usage_error(L, "%s", "--step is required");
+	if (!watchdog_s)
+		watchdog_s = L->timeout_ms * 5 / 1000 + 1;
 	snprintf(L->dir, sizeof(L->dir), "%s", dir);
 	for (int k = 0; k < NKEYS; k++)
 		snprintf(L->sub[k], sizeof(L->sub[k]), "%.250s/%s", L->dir, lab_keys[k]);
@@ -309,46 +386,39 @@ int main(int argc, char **argv)
 		prctl(PR_SET_NAME, comm_set);
 
 	/* the kernel sends no requests to processes in the mount's pgrp */
-	rc = own_session(L);
+	rc = own_session(L, watchdog_s);
 	if (rc >= 0)
 		return rc;
 
-	comm_now(comm);
-	watchdog_s = L->timeout_ms * 8 / 1000 + 10;
-	snprintf(emergency_line, sizeof(emergency_line),
-		 "RESULT step=%d reader=%s abi=%s comm=%s verdict=broken "
-		 "detail=\"watchdog: no result after %d s, emergency cleanup\"\n",
-		 L->step, L->reader->name, LAB_ABI, comm, watchdog_s);
+	{
+		struct lab_result e = L->res;
+
+		e.cause = "watchdog";
+		snprintf(e.detail, sizeof(e.detail), "no result after %d s; emergency cleanup",
+			 watchdog_s + 2);
+		result_format(emergency_line, sizeof(emergency_line), &e);
+	}
 	install_signals(watchdog_s);
 
 	L->daemon_pid = getpid();
 	rc = setup(L) < 0 ? -1 : serve(L);
-	if (rc < 0 && (watchdog_fired || stop_signal)) {
-		char why[sizeof(L->detail)];
+	if (watchdog_fired || stop_signal) {
+		/* whatever serve() saw last was cut short by us: say so */
+		char why[RESULT_DETAIL_MAX];
 
-		memcpy(why, L->detail, sizeof(why));
-		L->detail[0] = '\0';
+		snprintf(why, sizeof(why), "%s", L->res.detail);
+		L->res.detail[0] = '\0';
 		if (watchdog_fired)
-			lab_fail(L, "watchdog after %d s: %s", watchdog_s, why);
+			lab_error(L, "watchdog", "watchdog after %d s: %s", watchdog_s,
+				  why[0] ? why : "serving");
 		else
-			lab_fail(L, "stopped by signal %d: %s", (int)stop_signal, why);
+			lab_error(L, "signal", "stopped by signal %d: %s", (int)stop_signal,
+				  why[0] ? why : "serving");
+		rc = -1;
 	}
-	cleanup(L);
+	lab_cleanup(L);
 	alarm(0);	/* done: no emergency line after the real one */
 
-	if (rc == 0) {
-		char d[256];
-
-		if (L->queued_size && L->queued_size != L->read_size)
-			snprintf(d, sizeof(d), "%d requests, %zu-byte packets read as %zu%s",
-				 L->requests, L->queued_size, L->read_size,
-				 L->left_after ? "" : " (packet pipe dropped the rest)");
-		else
-			snprintf(d, sizeof(d), "%d requests, %zu-byte packets",
-				 L->requests, L->read_size);
-		print_result(L, "ok", d);
-		return 0;
-	}
-	print_result(L, "broken", L->detail[0] ? L->detail : "unknown failure");
-	return L->setup_failed ? 2 : 1;
+	lab_finish(L, rc);
+	return result_print(&L->res);
 }

@@ -1,5 +1,6 @@
-/* State of one daemon run, shared by daemon.c (setup, cleanup, RESULT),
- * serve.c (the requests) and kids.c (the processes that trigger them). */
+/* State of one daemon run, shared by daemon.c (setup, signals, main),
+ * lab.c (failures, cleanup, the verdict), serve.c (the requests) and
+ * kids.c (the processes that trigger them). */
 #ifndef LAB_DAEMON_H
 #define LAB_DAEMON_H
 
@@ -7,12 +8,52 @@
 #include <sys/types.h>
 
 #include "packet.h"
+#include "result.h"
 
 #define NKEYS 2
 #define MAX_KIDS 8
 #define MAX_TOKENS 16
 
+/* How a child of the daemon ends: its exit status, the contract between
+ * kids.c (which exits with these) and serve.c (which explains them). */
+enum kid_exit {
+	KID_OK = 0,		/* client: a tmpfs; expirer: every key expired once */
+	KID_STAT = 1,		/* client: stat() of the key failed */
+	KID_STATFS = 2,		/* client: statfs() failed */
+	KID_NOT_TMPFS = 3,	/* client: the key is not a tmpfs */
+	KID_SETPGID = 4,	/* client: could not leave the daemon's pgrp */
+	KID_ORPHAN = 5,		/* the daemon was gone before the child started */
+	KID_EXPIRE_FEW = 6,	/* expirer: EAGAIN before every key expired */
+	KID_EXPIRE_MANY = 7,	/* expirer: more expires than keys */
+	KID_EXPIRE_IOCTL = 8,	/* expirer: AUTOFS_IOC_EXPIRE_MULTI failed */
+};
+
+/* Why a child ended, in words (status as from waitpid). */
+void describe_status(const char *who, int status, char *out, size_t len);
+
+/* The sizes of one packet read (see the RESULT fields in guest/README.md). */
+struct pkt_sizes {
+	long queued, want, got;
+};
+
+struct lab;
+
+/* What serving and cleanup ask of the kernel and of the children: the
+ * real ones are in daemon.c and kids.c, tests/test-serve.c has a fake
+ * kernel.  Each returns what its syscall would, errno included. */
+struct lab_ops {
+	int (*ioctl)(struct lab *L, unsigned long cmd, unsigned long arg);
+	int (*mount)(struct lab *L, const char *src, const char *target,
+		     const char *fstype, unsigned long flags, const char *opts);
+	int (*umount)(struct lab *L, const char *target, int flags);
+	int (*mkdir)(struct lab *L, const char *path, mode_t mode);
+	int (*rmdir)(struct lab *L, const char *path);
+	pid_t (*spawn_client)(struct lab *L, const char *path);
+	pid_t (*spawn_expirer)(struct lab *L);
+};
+
 struct lab {
+	const struct lab_ops *ops;
 	const char *prog;
 	const struct reader *reader;
 	int step;
@@ -33,30 +74,41 @@ struct lab {
 	autofs_wqt_t answered[MAX_TOKENS];
 	int n_answered;
 	int requests;		/* packets read (or attempted) so far */
-	size_t queued_size;	/* what the kernel wrote for request 1 */
-	size_t read_size;	/* what the strategy took */
-	size_t left_after;	/* bytes left in the pipe after a read (stream pipes) */
+	struct pkt_sizes first;	/* request 1, read whole */
+	long prev_left;		/* bytes left in the pipe after the last packet */
+	int dropped;		/* a packet pipe dropped the unread rest of a packet */
 
-	int setup_failed;	/* exit 2 instead of 1 */
-	char detail[256];
+	struct lab_result res;	/* the RESULT line; the first failure fills it */
 };
 
 extern const char *const lab_keys[NKEYS];
 
-/* serve.c: lookups of every key, then expire them; 0 ok, -1 broken */
+/* serve.c: lookups of every key, then expire them; 0 ok, -1 failed */
 int serve(struct lab *L);
 
 /* kids.c */
 pid_t spawn_client(struct lab *L, const char *path);
 pid_t spawn_expirer(struct lab *L);
+/* Count a forked child among L->kids, so cleanup reaps it; returns pid. */
+pid_t kid_remember(struct lab *L, pid_t pid);
 /* Wait up to ms for a kid; 0 with *status set, or -1 if it had to be killed. */
 int kid_wait(struct lab *L, pid_t pid, int ms, int *status);
 /* Wait briefly for every kid, then SIGKILL what is left. */
 void kids_reap_all(struct lab *L, int grace_ms);
-void describe_status(const char *who, int status, char *out, size_t len);
 
-/* set detail (printf-style) unless one is already set: the first reason wins */
-void lab_fail(struct lab *L, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* The first failure decides the RESULT: later calls change nothing.
+ * lab_broken() is for the packet-size symptoms (leftover, stall, short,
+ * garbled) with the sizes of the read that showed it; lab_error() for
+ * everything else. */
+void lab_broken(struct lab *L, const char *cause, const struct pkt_sizes *sz,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void lab_error(struct lab *L, const char *cause, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int lab_failed(const struct lab *L);
+
+/* Always, after serving: CATATONIC, reap every child, unmount, close. */
+void lab_cleanup(struct lab *L);
+/* Fill the RESULT of the run from serve()'s return value. */
+void lab_finish(struct lab *L, int rc);
 
 #endif

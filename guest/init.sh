@@ -2,6 +2,9 @@
 # /init of the lab's guest (busybox). Mounts the basics, then either runs
 # the step's programs listed in /lab/programs (lab.mode=demo) or gives a
 # shell (lab.mode=shell), and powers off: QEMU runs with -no-reboot.
+# Time limits come from the kernel command line (the host's table,
+# scripts/limits.sh): lab.read_ms= a daemon's wait for a packet,
+# lab.watchdog= each program's own limit, lab.prog_timeout= init's.
 
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -12,13 +15,27 @@ mount -t tmpfs tmpfs /tmp
 
 step=0
 mode=demo
+read_ms=2000
+watchdog=12
+prog_timeout=16
 read -r cmdline </proc/cmdline
 for arg in $cmdline; do
 	case $arg in
 	lab.step=*) step=${arg#lab.step=} ;;
 	lab.mode=*) mode=${arg#lab.mode=} ;;
+	lab.read_ms=*) read_ms=${arg#lab.read_ms=} ;;
+	lab.watchdog=*) watchdog=${arg#lab.watchdog=} ;;
+	lab.prog_timeout=*) prog_timeout=${arg#lab.prog_timeout=} ;;
 	esac
 done
+
+# The RESULT line of a run that did not print one of its own, with the
+# one writer of the guest's shell scripts: always verdict=error.
+# shellcheck source=result.sh
+. /lab/result.sh
+error_line() { # reader abi comm cause detail
+	result_line "$step" error "$4" "$1" "$2" "$3" "$5"
+}
 
 # Every program gets its own name as the kernel will see it (comm): a
 # copy named as /lab/programs says, e.g. automount or automount.new.
@@ -28,28 +45,99 @@ install_as() { # abi program name
 	echo "/tmp/run/$1/$3"
 }
 
+# Run one program under init's limit, then pass on its RESULT line only
+# if it is the one line the exit status agrees with (0 ok or a demo's
+# finding, 1 broken, 2 error); otherwise say how the program ended.
+run_one() { # program abi name
+	prog=$1 abi=$2 name=$3
+	out=/tmp/out.$$
+	path=$(install_as "$abi" "$prog" "$name")
+	echo
+	echo "\$ $name --step $step        # $prog, $abi build"
+	set -- "$path" --step "$step"
+	case $prog in *-style) set -- "$@" --timeout-ms "$read_ms" --watchdog-s "$watchdog" ;; esac
+	start=$(date +%s)
+	timeout -s TERM -k 2 "$prog_timeout" "$@" </dev/null >"$out"
+	rc=$?
+	took=$(($(date +%s) - start))
+	grep -v '^RESULT ' "$out"
+	n=$(grep -c '^RESULT ' "$out")
+	verdict=$(sed -n 's/^RESULT .* verdict=\([^ ]*\) .*/\1/p' "$out" | head -n 1)
+	case $verdict in
+	error) agree=2 ;;
+	broken) agree=1 ;;
+	*) agree=0 ;;
+	esac
+	said=$(grep '^RESULT ' "$out" | sed -n '1s/.*detail=//p')
+	set -- "$prog" "$abi" "$name"
+	if [ "$took" -ge "$prog_timeout" ] && [ "$rc" -ne 0 ]; then
+		error_line "$@" fallback "init's ${prog_timeout} s limit stopped it (exit status $rc)${said:+, after it said: $said}"
+	elif [ "$rc" -eq 126 ] || [ "$rc" -eq 127 ]; then
+		error_line "$@" exec "could not run $path (exit status $rc)"
+	elif [ "$rc" -gt 128 ]; then
+		error_line "$@" crash "killed by signal $((rc - 128)) (SIG$(kill -l $((rc - 128)) 2>/dev/null)) after $took s"
+	elif [ "$n" -eq 0 ]; then
+		error_line "$@" noresult "exited with status $rc without a RESULT line"
+	elif [ "$n" -gt 1 ]; then
+		error_line "$@" results "printed $n RESULT lines (exit status $rc)"
+	elif [ "$rc" -ne "$agree" ]; then
+		error_line "$@" status "exit status $rc, but its RESULT says verdict=$verdict"
+	else
+		grep '^RESULT ' "$out"
+	fi
+	rm -f "$out"
+	# a program killed before its cleanup leaves its autofs behind
+	umount -l /auto 2>/dev/null
+}
+
+# Debian's automount runs (debian-run.sh) take seconds each, mostly
+# waiting: they start together, in the background, while the lab's own
+# programs run one by one, and their output follows. Each is bounded
+# like any program; one that overruns gets init's error line.
+start_debian() {
+	i=0
+	grep -e '^debian-automount' /lab/programs >/tmp/debian.runs
+	# not in a pipeline: its jobs must be this shell's, to wait for them
+	while read -r prog abi name; do
+		i=$((i + 1))
+		timeout -s KILL "$prog_timeout" /lab/debian-run.sh "$step" "$prog" "$abi" "$name" "$i" \
+			"$read_ms" >"/tmp/debian.$i" 2>&1 </dev/null &
+		echo "$! $prog $abi $name" >>/tmp/debian.pids
+	done </tmp/debian.runs
+}
+finish_debian() {
+	i=0
+	[ -f /tmp/debian.pids ] || return 0
+	while read -r pid prog abi name; do
+		i=$((i + 1))
+		wait "$pid" 2>/dev/null
+		echo
+		grep -v '^RESULT ' "/tmp/debian.$i"
+		if [ "$(grep -c '^RESULT ' "/tmp/debian.$i")" = 1 ]; then
+			grep '^RESULT ' "/tmp/debian.$i"
+		else
+			error_line "$prog" "$abi" "$name" fallback "no RESULT line within init's ${prog_timeout} s limit"
+		fi
+	done </tmp/debian.pids
+}
+
 run_demo() {
 	echo "LAB-BEGIN step=$step kernel=$(uname -r) machine=$(uname -m)"
-	grep -v '^#' /lab/programs | while read -r prog abi name; do
-		[ -n "$prog" ] || continue
-		path=$(install_as "$abi" "$prog" "$name")
-		echo
-		echo "\$ $name --step $step        # $prog, $abi build"
-		timeout 30 "$path" --step "$step" </dev/null
-		rc=$?
-		if [ $rc -ge 124 ]; then
-			# The program did not finish: report that ourselves.
-			echo "RESULT step=$step reader=$prog abi=$abi comm=$name verdict=broken detail=\"killed by the guest's 30 s timeout\""
-			umount -l /auto 2>/dev/null
-		fi
-	done
+	# the plan: one RESULT line per program, whatever happens to it
+	echo "LAB-PLAN runs=$(grep -c -v -e '^#' -e '^[[:space:]]*$' /lab/programs)"
+	start_debian
+	grep -v -e '^#' -e '^[[:space:]]*$' -e '^debian-automount' /lab/programs |
+		while read -r prog abi name; do
+			run_one "$prog" "$abi" "$name"
+		done
+	finish_debian
 	echo
 	echo "LAB-END step=$step"
 }
 
 run_shell() {
 	mkdir -p /lab/bin
-	for abi in i386 x86_64; do
+	for abi in i386 x86_64 x32; do
 		for prog in "/lab/$abi"/*; do
 			ln -s "$prog" "/lab/bin/${prog##*/}-$abi"
 		done
@@ -62,6 +150,7 @@ run_shell() {
 autofs ABI lab, step $step, kernel $(uname -r). Demo programs in /lab/bin:
 $(cd /lab/bin && echo *)
 Try: automount --step $step ; systemd-style-i386 --step $step
+Debian's own automount: /lab/debian-run.sh $step debian-automount i386 automount 1 2000
 The name you run a program by is the name the kernel sees (comm).
 Leave with: exit (or Ctrl-D); the guest powers off.
 MSG

@@ -27,7 +27,7 @@ static void child_prepare(struct lab *L, int keep_ioctl_fd)
 	/* a blocked request sleeps killable: never outlive the daemon */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != L->daemon_pid)
-		_exit(6);
+		_exit(KID_ORPHAN);
 	alarm((unsigned int)(L->timeout_ms * 4 / 1000 + 5));
 	if (L->pipe_r >= 0)
 		close(L->pipe_r);
@@ -35,7 +35,7 @@ static void child_prepare(struct lab *L, int keep_ioctl_fd)
 		close(L->ioctl_fd);
 }
 
-static pid_t remember(struct lab *L, pid_t pid)
+pid_t kid_remember(struct lab *L, pid_t pid)
 {
 	if (pid > 0 && L->nkids < MAX_KIDS)
 		L->kids[L->nkids++] = pid;
@@ -51,31 +51,31 @@ pid_t spawn_client(struct lab *L, const char *path)
 	fflush(NULL);
 	pid = fork();
 	if (pid != 0)
-		return remember(L, pid);
+		return kid_remember(L, pid);
 
 	child_prepare(L, 0);
 	/* out of the daemon's pgrp, or the kernel treats us as the daemon */
 	if (setpgid(0, 0) < 0) {
 		fprintf(stderr, "%s: client: setpgid: %s\n", L->prog, strerror(errno));
-		_exit(5);
+		_exit(KID_SETPGID);
 	}
 	if (stat(path, &st) < 0) {
 		fprintf(stderr, "%s: client %d: stat %s: %s\n", L->prog,
 			(int)getpid(), path, strerror(errno));
-		_exit(1);
+		_exit(KID_STAT);
 	}
 	if (statfs(path, &sf) < 0) {
 		fprintf(stderr, "%s: client %d: statfs %s: %s\n", L->prog,
 			(int)getpid(), path, strerror(errno));
-		_exit(2);
+		_exit(KID_STATFS);
 	}
 	if ((unsigned long)sf.f_type != TMPFS_MAGIC) {
 		fprintf(stderr, "%s: client %d: %s has f_type 0x%lx, not tmpfs\n",
 			L->prog, (int)getpid(), path, (unsigned long)sf.f_type);
-		_exit(3);
+		_exit(KID_NOT_TMPFS);
 	}
 	fprintf(stderr, "%s: client %d: %s is a tmpfs\n", L->prog, (int)getpid(), path);
-	_exit(0);
+	_exit(KID_OK);
 }
 
 pid_t spawn_expirer(struct lab *L)
@@ -86,21 +86,29 @@ pid_t spawn_expirer(struct lab *L)
 	fflush(NULL);
 	pid = fork();
 	if (pid != 0)
-		return remember(L, pid);
+		return kid_remember(L, pid);
 
 	child_prepare(L, 1);
 	/* stays in the daemon's pgrp: expire is the daemon's own business */
 	for (;;) {
 		if (ioctl(L->ioctl_fd, AUTOFS_IOC_EXPIRE_MULTI, &how) == 0) {
-			if (++done > 8)
-				_exit(99);
+			if (++done > NKEYS) {
+				fprintf(stderr, "%s: expirer: expire %d of %d keys\n",
+					L->prog, done, NKEYS);
+				_exit(KID_EXPIRE_MANY);
+			}
 			continue;
 		}
-		if (errno == EAGAIN)	/* nothing left to expire */
-			_exit(done);
+		if (errno == EAGAIN) {	/* nothing left to expire */
+			if (done == NKEYS)
+				_exit(KID_OK);
+			fprintf(stderr, "%s: expirer: nothing left after %d expires of %d keys\n",
+				L->prog, done, NKEYS);
+			_exit(KID_EXPIRE_FEW);
+		}
 		fprintf(stderr, "%s: expirer: AUTOFS_IOC_EXPIRE_MULTI: %s\n",
 			L->prog, strerror(errno));
-		_exit(100);
+		_exit(KID_EXPIRE_IOCTL);
 	}
 }
 
@@ -159,10 +167,27 @@ void kids_reap_all(struct lab *L, int grace_ms)
 	}
 }
 
+static const char *kid_exit_text(int code)
+{
+	switch (code) {
+	case KID_OK: return "success";
+	case KID_STAT: return "stat() of its key failed";
+	case KID_STATFS: return "statfs() of its key failed";
+	case KID_NOT_TMPFS: return "its key is not a tmpfs";
+	case KID_SETPGID: return "it could not leave the daemon's process group";
+	case KID_ORPHAN: return "the daemon was gone when it started";
+	case KID_EXPIRE_FEW: return "nothing was left to expire before every key expired";
+	case KID_EXPIRE_MANY: return "more keys expired than were mounted";
+	case KID_EXPIRE_IOCTL: return "AUTOFS_IOC_EXPIRE_MULTI failed";
+	}
+	return "an exit status no child of the lab uses";
+}
+
 void describe_status(const char *who, int status, char *out, size_t len)
 {
 	if (WIFEXITED(status))
-		snprintf(out, len, "%s exited with %d", who, WEXITSTATUS(status));
+		snprintf(out, len, "%s exited with %d: %s", who, WEXITSTATUS(status),
+			 kid_exit_text(WEXITSTATUS(status)));
 	else if (WIFSIGNALED(status))
 		snprintf(out, len, "%s killed by signal %d", who, WTERMSIG(status));
 	else

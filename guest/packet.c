@@ -9,7 +9,7 @@
 
 #include "packet.h"
 
-volatile int lab_stop;
+volatile sig_atomic_t lab_stop;
 
 /* Field offsets as compiled: identical on i386 and x86_64, only sizeof differs. */
 #define OFF(f) offsetof(struct autofs_v5_packet, f)
@@ -23,25 +23,50 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
+void lab_stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGALRM);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+}
+
 int wait_readable(int fd, int timeout_ms, long *waited_ms)
 {
 	long start = now_ms(), left;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int r;
+	struct timespec ts;
+	sigset_t stop, orig;
+	int r, err;
 
+	/* lab_stop is tested with the stop signals blocked; ppoll() unblocks
+	 * them atomically, so none can slip in between test and wait */
+	lab_stop_signals(&stop);
+	sigprocmask(SIG_BLOCK, &stop, &orig);
 	for (;;) {
+		if (lab_stop) {
+			r = -1;
+			err = EINTR;
+			break;
+		}
 		left = timeout_ms - (now_ms() - start);
 		if (left < 0)
 			left = 0;
-		r = poll(&p, 1, (int)left);
-		*waited_ms = now_ms() - start;
-		if (r > 0)
-			return 1;	/* POLLIN or POLLHUP: read() will tell */
-		if (r == 0)
-			return 0;
-		if (errno != EINTR || lab_stop)
-			return -1;
+		ts.tv_sec = left / 1000;
+		ts.tv_nsec = left % 1000 * 1000000L;
+		r = ppoll(&p, 1, &ts, &orig);
+		err = errno;
+		if (r >= 0 || err != EINTR)
+			break;
 	}
+	*waited_ms = now_ms() - start;
+	sigprocmask(SIG_SETMASK, &orig, NULL);
+	if (r < 0) {
+		errno = err;
+		return -1;
+	}
+	return r > 0;	/* POLLIN or POLLHUP: read() will tell */
 }
 
 long pipe_queued(int fd)

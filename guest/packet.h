@@ -4,16 +4,20 @@
 #ifndef LAB_PACKET_H
 #define LAB_PACKET_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <linux/auto_fs.h>
 
-#if defined(__x86_64__)
+/* x32 defines __x86_64__ too: its 32-bit long and pointers tell it */
+#if defined(__x86_64__) && defined(__ILP32__)
+#define LAB_ABI "x32"
+#elif defined(__x86_64__)
 #define LAB_ABI "x86_64"
 #elif defined(__i386__)
 #define LAB_ABI "i386"
 #else
-#error "the lab is about i386 and x86_64 only"
+#error "the lab is about i386, x86_64 and x32 only"
 #endif
 
 /* Room for more than any packet, so a reader asking for sizeof+4 fits. */
@@ -47,16 +51,22 @@ struct reader {
 extern const struct reader reader_systemd_style;
 extern const struct reader reader_automount_style;
 
-/* automount's idea of the packet size for a given uname machine. */
+/* autofs 5.0.1-5.0.6's idea of the packet size for a uname machine. */
 size_t automount_kpkt_len(const char *machine);
 /* automount's loop: read until want bytes came, every read poll-bounded. */
 int automount_read_sized(int fd, void *buf, size_t bufsz, size_t want,
 			 int timeout_ms, struct read_result *rr);
 
 /* Set by a signal handler: readers give up with RD_INTR. */
-extern volatile int lab_stop;
+extern volatile sig_atomic_t lab_stop;
 
-/* poll() for readability up to timeout_ms: 1 ready, 0 timed out, -1 error. */
+/* The signals that set lab_stop.  wait_readable() keeps them blocked
+ * except inside ppoll(), so one that comes just before the wait ends it
+ * at once instead of after a whole timeout. */
+void lab_stop_signals(sigset_t *set);
+
+/* Wait up to timeout_ms for fd to be readable: 1 ready, 0 timed out,
+ * -1 error or lab_stop (errno EINTR). */
 int wait_readable(int fd, int timeout_ms, long *waited_ms);
 /* Bytes sitting in a pipe (FIONREAD), or -1. */
 long pipe_queued(int fd);

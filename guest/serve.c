@@ -6,9 +6,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,7 +13,47 @@
 
 const char *const lab_keys[NKEYS] = { "a", "b" };
 
-/* Read one packet and check it; on failure explain it and fill detail. */
+/* A read or a packet that failed: name the symptom.  Bytes left in the
+ * pipe by the previous packet come first: whatever this read then shows
+ * (a few lone bytes, a shifted packet) is their doing. */
+static void read_failed(struct lab *L, const struct read_result *rr, const char *why)
+{
+	struct pkt_sizes sz = { (long)rr->queued, (long)rr->want, (long)rr->got };
+	int n = L->requests;
+
+	if (L->prev_left > 0 && rr->got > 0) {
+		lab_broken(L, "leftover", &sz, "request %d: %s; the previous packet left %ld "
+			   "bytes in the pipe", n, why, L->prev_left);
+		return;
+	}
+	switch (rr->status) {
+	case RD_OK:	/* read whole, refused by the validator */
+		lab_broken(L, "garbled", &sz, "request %d: %s", n, why);
+		break;
+	case RD_SHORT:
+		lab_broken(L, "short", &sz, "request %d: %s", n, why);
+		break;
+	case RD_STALL:
+		if (rr->got)
+			lab_broken(L, "stall", &sz, "request %d: %s", n, why);
+		else
+			lab_error(L, "nopacket", "request %d: %s", n, why);
+		break;
+	case RD_EOF:
+		lab_error(L, "eof", "request %d: %s", n, why);
+		break;
+	case RD_ERROR:
+		lab_error(L, "io", "request %d: %s", n, why);
+		break;
+	case RD_INTR:
+		lab_error(L, "signal", "request %d: %s", n, why);
+		break;
+	}
+}
+
+/* Read one packet and check it; on failure explain it and fill the
+ * RESULT.  what says who asked ("lookup a by pid 57"): gdb-test.sh
+ * compares that pid with the one the kernel wrote into the packet. */
 static int read_request(struct lab *L, const struct pkt_expect *ex,
 			unsigned char *buf, const char *what)
 {
@@ -32,33 +69,36 @@ static int read_request(struct lab *L, const struct pkt_expect *ex,
 		read_describe(&rr, buf, why, sizeof(why));
 		fprintf(stderr, "%s (%s): %s\n", prefix, what, why);
 		packet_diagnose(stderr, prefix, buf, rr.got);
-		lab_fail(L, "request %d: %s", L->requests, why);
+		read_failed(L, &rr, why);
 		return -1;
 	}
 	left = pipe_queued(L->pipe_r);
 	fprintf(stderr, "%s (%s): kernel queued %zu bytes, %s read %zu, %ld left in the pipe\n",
 		prefix, what, rr.queued, L->reader->name, rr.got, left);
-	if (L->requests == 1) {
-		L->queued_size = rr.queued;
-		L->read_size = rr.got;
-	}
-	if (left > 0)
-		L->left_after = (size_t)left;
 
 	if (!ex) {
 		/* nobody asked: bytes waiting between requests */
 		packet_diagnose(stderr, prefix, buf, rr.got);
-		lab_fail(L, "request %d: %zu bytes arrived before any request was made",
-			 L->requests, rr.got);
+		if (L->prev_left > 0)
+			read_failed(L, &rr, "bytes waiting before the request was made");
+		else
+			lab_error(L, "unsolicited", "request %d: %zu bytes arrived before any "
+				  "request was made", L->requests, rr.got);
 		return -1;
 	}
 	idx = packet_validate(buf, rr.got, ex, why, sizeof(why));
 	if (idx < 0) {
 		fprintf(stderr, "%s: garbled packet: %s\n", prefix, why);
 		packet_diagnose(stderr, prefix, buf, rr.got);
-		lab_fail(L, "request %d: %s", L->requests, why);
+		read_failed(L, &rr, why);
 		return -1;
 	}
+	if (L->requests == 1)
+		L->first = (struct pkt_sizes){ (long)rr.queued, (long)rr.want, (long)rr.got };
+	/* a short read that left nothing behind: the pipe dropped the rest */
+	if (rr.got < rr.queued && left == 0)
+		L->dropped = 1;
+	L->prev_left = left > 0 ? left : 0;
 	return idx;
 }
 
@@ -91,9 +131,9 @@ static int answer(struct lab *L, autofs_wqt_t token, int ok)
 
 	if (L->n_answered < MAX_TOKENS)
 		L->answered[L->n_answered++] = token;
-	if (ioctl(L->ioctl_fd, cmd, token) < 0) {
-		lab_fail(L, "request %d: AUTOFS_IOC_%s(%u): %s", L->requests,
-			 ok ? "READY" : "FAIL", token, strerror(errno));
+	if (L->ops->ioctl(L, cmd, token) < 0) {
+		lab_error(L, "ioctl", "request %d: AUTOFS_IOC_%s(%u): %s", L->requests,
+			  ok ? "READY" : "FAIL", token, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -110,20 +150,17 @@ static void expect_init(struct lab *L, struct pkt_expect *ex, int type, pid_t pi
 
 static int serve_lookup(struct lab *L, int k)
 {
-	static const char *const client_says[] = {
-		"", "stat failed", "statfs failed", "not a tmpfs", "", "setpgid failed",
-	};
 	unsigned char buf[PKT_BUF_SIZE];
 	struct pkt_expect ex;
-	char what[64], st[96];
-	int status, code;
+	char what[64], st[128];
+	int status;
 	pid_t pid;
 
 	if (check_idle(L) < 0)
 		return -1;
-	pid = spawn_client(L, L->sub[k]);
+	pid = L->ops->spawn_client(L, L->sub[k]);
 	if (pid < 0) {
-		lab_fail(L, "request %d: fork: %s", L->requests + 1, strerror(errno));
+		lab_error(L, "setup", "request %d: fork: %s", L->requests + 1, strerror(errno));
 		return -1;
 	}
 	expect_init(L, &ex, autofs_ptype_missing_indirect, pid);
@@ -134,14 +171,15 @@ static int serve_lookup(struct lab *L, int k)
 		return -1;
 
 	/* the daemon may create directories in its own autofs */
-	if (mkdir(L->sub[k], 0555) < 0 && errno != EEXIST) {
-		lab_fail(L, "request %d: mkdir %s: %s", L->requests, L->sub[k], strerror(errno));
+	if (L->ops->mkdir(L, L->sub[k], 0555) < 0 && errno != EEXIST) {
+		lab_error(L, "setup", "request %d: mkdir %s: %s", L->requests, L->sub[k],
+			  strerror(errno));
 		answer(L, token_of(buf), 0);
 		return -1;
 	}
-	if (mount("tmpfs", L->sub[k], "tmpfs", 0, "size=64k,mode=0755") < 0) {
-		L->setup_failed = 1;
-		lab_fail(L, "setup failed: mount tmpfs on %s: %s", L->sub[k], strerror(errno));
+	if (L->ops->mount(L, "tmpfs", L->sub[k], "tmpfs", 0, "size=64k,mode=0755") < 0) {
+		lab_error(L, "mount", "request %d: mount tmpfs on %s: %s", L->requests,
+			  L->sub[k], strerror(errno));
 		answer(L, token_of(buf), 0);
 		return -1;
 	}
@@ -150,16 +188,13 @@ static int serve_lookup(struct lab *L, int k)
 		return -1;
 
 	if (kid_wait(L, pid, L->timeout_ms, &status) < 0) {
-		lab_fail(L, "request %d: client for %s still blocked after %d ms",
-			 L->requests, lab_keys[k], L->timeout_ms);
+		lab_error(L, "client", "request %d: the client for %s was still blocked %d ms "
+			  "after READY", L->requests, lab_keys[k], L->timeout_ms);
 		return -1;
 	}
-	code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	if (code != 0) {
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != KID_OK) {
 		describe_status("client", status, st, sizeof(st));
-		lab_fail(L, "request %d: %s%s%s", L->requests, st,
-			 code > 0 && code <= 5 ? ", " : "",
-			 code > 0 && code <= 5 ? client_says[code] : "");
+		lab_error(L, "client", "request %d: %s", L->requests, st);
 		return -1;
 	}
 	return 0;
@@ -170,15 +205,15 @@ static int serve_expires(struct lab *L)
 	unsigned char buf[PKT_BUF_SIZE];
 	const char *pending[NKEYS];
 	struct pkt_expect ex;
-	char what[64], st[96];
+	char what[64], st[128];
 	int status, n, idx, k;
 	pid_t pid;
 
 	if (check_idle(L) < 0)
 		return -1;
-	pid = spawn_expirer(L);
+	pid = L->ops->spawn_expirer(L);
 	if (pid < 0) {
-		lab_fail(L, "expire: fork: %s", strerror(errno));
+		lab_error(L, "setup", "expire: fork: %s", strerror(errno));
 		return -1;
 	}
 	for (int round = 0; round < NKEYS; round++) {
@@ -196,27 +231,28 @@ static int serve_expires(struct lab *L)
 			return -1;
 		for (k = 0; strcmp(lab_keys[k], pending[idx]); k++)
 			;
-		if (umount2(L->sub[k], 0) < 0) {
-			lab_fail(L, "request %d: umount %s: %s", L->requests,
-				 L->sub[k], strerror(errno));
+		if (L->ops->umount(L, L->sub[k], 0) < 0) {
+			lab_error(L, "mount", "request %d: umount %s: %s", L->requests,
+				  L->sub[k], strerror(errno));
 			answer(L, token_of(buf), 0);
 			return -1;
 		}
 		L->sub_mounted[k] = 0;
 		/* like automount: remove the mount point it created */
-		if (rmdir(L->sub[k]) < 0)
+		if (L->ops->rmdir(L, L->sub[k]) < 0)
 			fprintf(stderr, "%s: rmdir %s: %s (harmless)\n", L->prog,
 				L->sub[k], strerror(errno));
 		if (answer(L, token_of(buf), 1) < 0)
 			return -1;
 	}
 	if (kid_wait(L, pid, L->timeout_ms, &status) < 0) {
-		lab_fail(L, "expire: expirer still busy after %d ms", L->timeout_ms);
+		lab_error(L, "expire", "the expirer was still busy %d ms after the last expire",
+			  L->timeout_ms);
 		return -1;
 	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != NKEYS) {
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != KID_OK) {
 		describe_status("expirer", status, st, sizeof(st));
-		lab_fail(L, "expire: %s, expected %d expires then EAGAIN", st, NKEYS);
+		lab_error(L, "expire", "%s", st);
 		return -1;
 	}
 	return 0;
@@ -233,8 +269,10 @@ int serve(struct lab *L)
 		return -1;
 	left = pipe_queued(L->pipe_r);
 	if (left > 0) {
-		lab_fail(L, "%ld bytes left unread in the pipe after request %d",
-			 left, L->requests);
+		struct pkt_sizes sz = { left, -1, -1 };
+
+		lab_broken(L, "leftover", &sz, "%ld bytes left unread in the pipe after "
+			   "request %d", left, L->requests);
 		return -1;
 	}
 	return 0;

@@ -1,0 +1,81 @@
+/* The RESULT line: one writer for every guest program. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "result.h"
+
+void result_init(struct lab_result *r, int step, const char *reader, const char *abi)
+{
+	*r = (struct lab_result){
+		.step = step, .reader = reader, .abi = abi,
+		.verdict = "error", .cause = "unknown",
+		.queued = RESULT_UNKNOWN, .want = RESULT_UNKNOWN, .got = RESULT_UNKNOWN,
+	};
+}
+
+/* Words go into key=value fields: nothing that ends a field survives. */
+static void word(char *out, size_t len, const char *in)
+{
+	size_t i;
+
+	for (i = 0; in && in[i] && i + 1 < len; i++)
+		out[i] = in[i] <= ' ' || in[i] == '"' || in[i] > '~' ? '_' : in[i];
+	out[i] = '\0';
+	if (!i)
+		snprintf(out, len, "?");
+}
+
+static void size_field(char *out, size_t len, long v)
+{
+	if (v < 0)
+		snprintf(out, len, "-");
+	else
+		snprintf(out, len, "%ld", v);
+}
+
+int result_format(char *buf, size_t len, const struct lab_result *r)
+{
+	char comm[17] = "", c[17], reader[32], abi[16], verdict[16], cause[16];
+	char q[24], w[24], g[24], d[RESULT_DETAIL_MAX];
+
+	if (prctl(PR_GET_NAME, comm) < 0)
+		comm[0] = '\0';
+	word(c, sizeof(c), comm);
+	word(reader, sizeof(reader), r->reader);
+	word(abi, sizeof(abi), r->abi);
+	word(verdict, sizeof(verdict), r->verdict);
+	word(cause, sizeof(cause), r->cause);
+	size_field(q, sizeof(q), r->queued);
+	size_field(w, sizeof(w), r->want);
+	size_field(g, sizeof(g), r->got);
+	/* the detail is quoted: no quote or newline inside */
+	snprintf(d, sizeof(d), "%s", r->detail);
+	for (char *p = d; *p; p++)
+		if (*p == '"' || *p == '\n' || *p == '\r')
+			*p = '\'';
+	return snprintf(buf, len, "RESULT step=%d reader=%s abi=%s comm=%s verdict=%s "
+			"cause=%s packets=%d queued=%s want=%s got=%s detail=\"%s\"\n",
+			r->step, reader, abi, c, verdict, cause, r->packets, q, w, g, d);
+}
+
+int result_exit_status(const char *verdict)
+{
+	if (!strcmp(verdict, "error"))
+		return 2;
+	if (!strcmp(verdict, "broken"))
+		return 1;
+	return 0;
+}
+
+int result_print(const struct lab_result *r)
+{
+	char line[RESULT_LINE_MAX];
+
+	result_format(line, sizeof(line), r);
+	fflush(stderr);
+	fputs(line, stdout);
+	fflush(stdout);
+	return result_exit_status(r->verdict);
+}

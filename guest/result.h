@@ -1,0 +1,42 @@
+/* The one RESULT line every guest program ends with.  Its format is
+ * documented in guest/README.md, written only by result_format() and, for
+ * programs that never got to print one, by result_line() in init.sh; the
+ * host parses it in one place (steps/lib/results.py). */
+#ifndef LAB_RESULT_H
+#define LAB_RESULT_H
+
+#include <stddef.h>
+
+#define RESULT_DETAIL_MAX 256
+#define RESULT_LINE_MAX 512
+#define RESULT_UNKNOWN (-1L)	/* a size that was not measured: printed as - */
+
+struct lab_result {
+	int step;
+	const char *reader;	/* the program: systemd-style, packet-pipe, ... */
+	const char *abi;	/* i386, x86_64 */
+	const char *verdict;	/* ok broken error, or a demo's own word */
+	const char *cause;	/* what was observed: none leftover stall ... */
+	int packets;		/* packets read (or attempted) */
+	long queued;		/* FIONREAD before the deciding read's first read() */
+	long want;		/* bytes the program asked for */
+	long got;		/* bytes the deciding read returned */
+	char detail[RESULT_DETAIL_MAX];
+};
+
+/* An empty result: unknown sizes, no detail. */
+void result_init(struct lab_result *r, int step, const char *reader, const char *abi);
+
+/* The line, newline included, into buf; comm is the calling task's own
+ * name as the kernel sees it.  Only snprintf and prctl: call it early to
+ * prepare a line that a signal handler may later write(). */
+int result_format(char *buf, size_t len, const struct lab_result *r);
+
+/* Format and print on stdout, flushed.  Returns the exit status that
+ * goes with the verdict: 0 ok (or a demo's finding), 1 broken, 2 error. */
+int result_print(const struct lab_result *r);
+
+/* The exit status for a verdict word (see result_print). */
+int result_exit_status(const char *verdict);
+
+#endif

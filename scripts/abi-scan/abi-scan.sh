@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# abi-scan: find every uapi struct/union whose layout differs between i386,
+# x86_64 and x32 (the autofs v5 packet's problem and its relatives).
+#
+#   abi-scan.sh --uapi DIR --ksrc DIR --out DIR [--quiet] [--only GLOBS]
+#
+#   --uapi   installed uapi headers (make headers_install), e.g. build/steps/4/uapi
+#   --ksrc   kernel source tree, grepped for how the kernel copes (compat code)
+#   --out    output and cache directory (report.txt, report.tsv, where-else-*.md)
+#   --quiet  print only the one-line result
+#   --only   comma-separated globs of header paths to compile (default: all)
+#
+# Each header is compiled stand-alone (#include <X.h>) with -m32, -m64 and
+# -mx32 into OUT/cache/obj/ABI/; pahole's layout dump sits beside each
+# object. A compile is redone only when its key changes: compiler and pahole
+# versions, flags, and the content of the header and of every file it
+# included (from gcc -MD). scan.py does the planning and the analysis.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CFLAGS_SCAN="-g -fno-eliminate-unused-debug-types -c"
+
+die() {
+	printf 'abi-scan: error: %s\n' "$*" >&2
+	exit 1
+}
+
+usage() {
+	sed -n '5,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	exit "${1:-2}"
+}
+
+# Compile jobs, 5 words each: ABI FLAG HEADER OBJBASE PRELUDE (comma-separated
+# headers to include first, or -). Each job is a tiny OBJBASE.c; consecutive
+# jobs of one ABI go to one gcc (a quarter less CPU than one gcc each; gcc
+# goes on after a file that fails). Writes OBJBASE.{o,d,err,pa,sizes,status};
+# .status last, so a job that was killed is redone next time.
+compile_jobs() {
+	local flag bflag="" base pre p src
+	local -a batch=()
+	while [ $# -ge 5 ]; do
+		flag=$2 base=$4 pre=$5 src=""
+		if [ "$pre" != - ]; then
+			for p in ${pre//,/ }; do src+="#include <$p>"$'\n'; done
+		fi
+		src+="#include <$3>"$'\n'
+		rm -f "$base".o "$base".d "$base".err "$base".pa "$base".sizes "$base".status
+		printf '%s' "$src" >"$base.c"
+		if [ ${#batch[@]} -gt 0 ] && [ "$flag" != "$bflag" ]; then
+			compile_batch "$bflag" "${batch[@]}"
+			batch=()
+		fi
+		bflag=$flag
+		batch+=("$base")
+		shift 5
+	done
+	[ ${#batch[@]} -eq 0 ] || compile_batch "$bflag" "${batch[@]}"
+}
+
+# compile_batch FLAG OBJBASE...: all in one directory (one per ABI)
+compile_batch() {
+	local flag=$1 dir b st r1 r2
+	shift
+	dir=$(dirname "$1")
+	local -a srcs=("${@/%/.c}")
+	# shellcheck disable=SC2086 # CFLAGS_SCAN is a list of flags
+	(cd "$dir" && LC_ALL=C timeout 600 gcc "$flag" $CFLAGS_SCAN -I "$UAPI" -MD "${srcs[@]##*/}") \
+		2>"$1.batch-err" || true
+	# gcc's messages name the file they come from ("... from X.c:1:"): give
+	# each file its own .err (an include chain's first line waits for it)
+	awk -v dir="$dir" '
+		{
+			hit = ""
+			for (i = 1; i <= NF; i++)
+				if ($i ~ /^[^\/]+\.c:[0-9]+[:,]/) { hit = $i; sub(/\.c:.*/, "", hit) }
+		}
+		/^In file included from / && hit == "" { pend = pend $0 "\n"; next }
+		hit != "" { cur = hit }
+		cur != "" { printf "%s%s\n", pend, $0 > (dir "/" cur ".err"); pend = "" }' "$1.batch-err"
+	rm -f "$1.batch-err"
+	for b in "$@"; do
+		st=fail
+		if [ -f "$b.o" ]; then
+			# -E: members of nested types too; --sizes: unions print no size with -E.
+			# pahole exits 1 on an object with no types (a header of macros only).
+			timeout 120 pahole -F dwarf -I -E "$b.o" >"$b.pa" 2>>"$b.err" && r1=0 || r1=$?
+			timeout 120 pahole -F dwarf --sizes "$b.o" >"$b.sizes" 2>>"$b.err" && r2=0 || r2=$?
+			if [ "$r1$r2" = 00 ] || grep -q 'has no dwarf type information' "$b.err"; then
+				st=ok
+			fi
+		fi
+		echo "$st" >"$b.status"
+		echo "$b $st" >>"$PROGRESS"
+	done
+}
+
+# Run a jobs file with one gcc per core; a line every 3 s while it runs.
+run_jobs() {
+	local jobs=$1 what=$2 total mon
+	total=$(wc -l <"$jobs")
+	[ "$total" -gt 0 ] || return 0
+	: >"$PROGRESS"
+	if [ "$QUIET" = 0 ]; then
+		(
+			while sleep 3; do
+				printf '  %s %d/%d\n' "$what" "$(wc -l <"$PROGRESS")" "$total"
+			done
+		) &
+		mon=$!
+	fi
+	export -f compile_jobs compile_batch
+	export UAPI PROGRESS CFLAGS_SCAN
+	# 16 jobs per bash and gcc; bounded: every gcc and pahole has its own
+	# timeout, the whole run too
+	timeout 1800 xargs -P "$(nproc)" -n 80 bash -c 'compile_jobs "$@"' _ <"$jobs" ||
+		{
+			[ -z "${mon:-}" ] || kill "$mon" 2>/dev/null
+			die "compiling failed or timed out (see $OUT/cache/obj/*/*.err)"
+		}
+	if [ -n "${mon:-}" ]; then
+		kill "$mon" 2>/dev/null || true
+		wait "$mon" 2>/dev/null || true
+	fi
+	[ "$QUIET" = 1 ] || printf '  %s %d/%d\n' "$what" "$(wc -l <"$PROGRESS")" "$total"
+}
+
+need() { # need TOOL DEBIAN-PACKAGE
+	command -v "$1" >/dev/null 2>&1 ||
+		die "'$1' not found: install the Debian package $2 (apt-get install $2)"
+}
+
+UAPI="" KSRC="" OUT="" QUIET=0 ONLY=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--uapi) UAPI=${2:?--uapi needs a directory}; shift 2 ;;
+	--ksrc) KSRC=${2:?--ksrc needs a directory}; shift 2 ;;
+	--out) OUT=${2:?--out needs a directory}; shift 2 ;;
+	--only) ONLY=${2:?--only needs globs}; shift 2 ;;
+	--quiet) QUIET=1; shift ;;
+	-h | --help) usage 0 ;;
+	*) printf 'abi-scan: unknown argument: %s\n' "$1" >&2; usage ;;
+	esac
+done
+if [ -z "$UAPI" ] || [ -z "$KSRC" ] || [ -z "$OUT" ]; then usage; fi
+[ -d "$UAPI" ] || die "--uapi $UAPI: no such directory (the lab installs it with make: build/steps/4/uapi)"
+[ -f "$UAPI/linux/types.h" ] || die "--uapi $UAPI has no linux/types.h: not a headers_install output"
+[ -d "$KSRC" ] || die "--ksrc $KSRC: no such directory (the lab's kernel tree is build/linux)"
+[ -f "$KSRC/Makefile" ] || die "--ksrc $KSRC has no Makefile: not a kernel tree"
+
+need gcc gcc
+need pahole dwarves
+need python3 python3
+need timeout coreutils
+need xargs findutils
+if [ -d "$KSRC/.git" ]; then need git git; fi
+# -m32 and -mx32 need the multilib libc headers (gnu/stubs-32.h, stubs-x32.h)
+for f in -m32 -mx32 -m64; do
+	echo '#include <linux/types.h>' | timeout 60 gcc "$f" -I "$UAPI" -x c -c - -o /dev/null 2>/dev/null ||
+		die "gcc $f cannot compile '#include <linux/types.h>': install gcc-multilib (it brings libc6-dev-i386 and libc6-dev-x32)"
+done
+
+mkdir -p "$OUT/cache"
+UAPI=$(cd "$UAPI" && pwd)
+OUT=$(cd "$OUT" && pwd)
+KSRC=$(cd "$KSRC" && pwd)
+PROGRESS=$OUT/cache/progress
+TOOLKEY="$(gcc --version | head -1) $(gcc -dumpmachine) pahole $(pahole --version)"
+start=$SECONDS
+# the cache key names the whole recipe of compile_jobs, not just gcc's flags
+args=(--uapi "$UAPI" --out "$OUT" --toolkey "$TOOLKEY"
+	--cflags "$CFLAGS_SCAN -MD X.c | pahole -F dwarf -I -E | pahole -F dwarf --sizes")
+[ -z "$ONLY" ] || args+=(--only "$ONLY")
+q=()
+[ "$QUIET" = 0 ] || q=(--quiet)
+
+say() { [ "$QUIET" = 1 ] || printf '%s\n' "$*"; }
+say "abi-scan: headers $UAPI, kernel tree $KSRC, output $OUT"
+plan=$(timeout 300 python3 "$HERE/scan.py" plan "${args[@]}")
+say "$plan"
+run_jobs "$OUT/cache/jobs.txt" compiled
+probe=$(timeout 600 python3 "$HERE/scan.py" probe "${args[@]}")
+[ -z "$probe" ] || say "$probe"
+run_jobs "$OUT/cache/jobs2.txt" "compiled with a prerequisite"
+say "analysing..."
+timeout 600 python3 "$HERE/scan.py" analyze "${args[@]}" --ksrc "$KSRC" "${q[@]}"
+say "abi-scan: done in $((SECONDS - start)) s"

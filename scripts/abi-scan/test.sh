@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Tests of the abi-scan scanner on known cases. Every check reads the
+# output of a real scan (report.tsv, all-types.tsv, failed.txt, the
+# Markdown fragments), so each one fails when the scanner gets it wrong.
+#
+#   test.sh --uapi DIR --ksrc DIR --out DIR
+#
+# Scans DIR (reusing its cache) and, in OUT/synthetic, the header
+# testdata/synthetic.h. Prints "ok - ..." or "not ok - ..." per check and
+# "N passed, N failed" last; exits non-zero if a check failed.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+UAPI="" KSRC="" OUT=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--uapi) UAPI=${2:?}; shift 2 ;;
+	--ksrc) KSRC=${2:?}; shift 2 ;;
+	--out) OUT=${2:?}; shift 2 ;;
+	*) echo "usage: test.sh --uapi DIR --ksrc DIR --out DIR" >&2; exit 2 ;;
+	esac
+done
+if [ -z "$UAPI" ] || [ -z "$KSRC" ] || [ -z "$OUT" ]; then
+	echo "usage: test.sh --uapi DIR --ksrc DIR --out DIR" >&2
+	exit 2
+fi
+
+passed=0 failed=0
+check() { # check DESCRIPTION COMMAND...: ok if the command succeeds
+	local what=$1
+	shift
+	if "$@"; then
+		passed=$((passed + 1))
+		echo "ok - $what"
+	else
+		failed=$((failed + 1))
+		echo "not ok - $what"
+	fi
+}
+
+# field FILE NAME COLUMN: the column (by header name) of the first row for NAME
+field() {
+	[ -f "$1" ] || return 0
+	awk -F'\t' -v n="$2" -v c="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == n { print $col[c]; exit }' "$1"
+}
+sizes() { # sizes FILE NAME: i386/x86_64/x32
+	printf '%s/%s/%s' "$(field "$1" "$2" size_i386)" "$(field "$1" "$2" size_x86_64)" \
+		"$(field "$1" "$2" size_x32)"
+}
+eq() { # eq GOT WANT, saying what differs
+	[ "$1" = "$2" ] && return 0
+	echo "#   got '$1', want '$2'"
+	return 1
+}
+contains() { # contains TEXT PART
+	case $1 in *"$2"*) return 0 ;; esac
+	echo "#   '$1' does not contain '$2'"
+	return 1
+}
+
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+log=$OUT/test-scan.log
+
+# --- the real headers
+rc=0
+timeout 900 "$HERE/abi-scan.sh" --uapi "$UAPI" --ksrc "$KSRC" --out "$OUT" --quiet >"$log" 2>&1 || rc=$?
+check "abi-scan.sh scans $UAPI" eq "$rc" 0
+[ "$rc" = 0 ] || tail -20 "$log" | sed 's/^/#   /'
+R=$OUT/report.tsv A=$OUT/all-types.tsv
+
+check "autofs_v5_packet is class 1 (tail padding only)" eq "$(field "$R" autofs_v5_packet class)" 1
+check "autofs_v5_packet is 300/304/304 bytes (i386/x86_64/x32)" eq "$(sizes "$R" autofs_v5_packet)" 300/304/304
+check "autofs_v5_packet: x32 has the x86_64 layout" eq "$(field "$R" autofs_v5_packet x32_like)" x86_64
+check "gpioevent_data is flagged (class 1)" eq "$(field "$R" gpioevent_data class)" 1
+check "gpioevent_data is annotated with compat_need_64bit_alignment_fixup()" \
+	contains "$(field "$R" gpioevent_data kernel_handling)" compat_need_64bit_alignment_fixup
+check "epoll_event is scanned: 12/12/12, no difference" eq "$(sizes "$A" epoll_event) $(field "$A" epoll_event class)" "12/12/12 0"
+check "epoll_event's definition is seen as packed" eq "$(field "$A" epoll_event packing)" packed
+check "epoll_event is not in report.tsv" eq "$(field "$R" epoll_event class)" ""
+check "sysinfo (__kernel_long_t members) is class 3, not 1 or 2" eq "$(field "$R" sysinfo class)" 3
+check "sysinfo is 64/112/112: x32's __kernel_long_t is 64-bit" eq "$(sizes "$R" sysinfo)" 64/112/112
+# shellcheck disable=SC2016 # backquotes are Markdown, not a command
+check "the where-else table shows the autofs row in bold" \
+	grep -q '^| \*\*`struct autofs_v5_packet`\*\* |' "$OUT/where-else-table.md"
+check "failed.txt names linux/patchkey.h and its #error" \
+	grep -q '^linux/patchkey.h	.*#error' "$OUT/failed.txt"
+
+# --- a rerun with nothing changed uses the cache and takes <= 5 s
+t0=$(date +%s%N)
+timeout 120 "$HERE/abi-scan.sh" --uapi "$UAPI" --ksrc "$KSRC" --out "$OUT" >"$log.2" 2>&1 || true
+ms=$((($(date +%s%N) - t0) / 1000000))
+check "a rerun compiles nothing" grep -q ': 0 to compile' "$log.2"
+check "a rerun takes <= 5 s (took $ms ms)" test "$ms" -le 5000
+
+# --- missing inputs give a clear error
+err=$("$HERE/abi-scan.sh" --uapi "$OUT/no-such-dir" --ksrc "$KSRC" --out "$OUT/x" 2>&1 || true)
+check "a missing --uapi directory is a clear error" contains "$err" "no such directory"
+
+# --- the synthetic header, in a uapi tree of links plus abiscan/synthetic.h
+syn=$OUT/synthetic
+rm -rf "$syn/uapi"
+mkdir -p "$syn/uapi/abiscan"
+for e in "$(cd "$UAPI" && pwd)"/*; do ln -s "$e" "$syn/uapi/"; done
+cp "$HERE/testdata/synthetic.h" "$syn/uapi/abiscan/"
+rc=0
+timeout 300 "$HERE/abi-scan.sh" --uapi "$syn/uapi" --ksrc "$KSRC" --out "$syn" --only 'abiscan/*' \
+	--quiet >"$log.3" 2>&1 || rc=$?
+check "abi-scan.sh scans testdata/synthetic.h" eq "$rc" 0
+[ "$rc" = 0 ] || tail -20 "$log.3" | sed 's/^/#   /'
+R=$syn/report.tsv A=$syn/all-types.tsv
+check "synthetic: abiscan_tail is class 1, 12/16/16" \
+	eq "$(field "$R" abiscan_tail class) $(sizes "$R" abiscan_tail)" "1 12/16/16"
+check "synthetic: abiscan_shift is class 2, 12/16/16" \
+	eq "$(field "$R" abiscan_shift class) $(sizes "$R" abiscan_shift)" "2 12/16/16"
+check "synthetic: abiscan_shift names the moved member b" \
+	contains "$(field "$R" abiscan_shift detail)" "b at 4->8"
+check "synthetic: abiscan_long is class 3, 8/16/8, x32 like i386" \
+	eq "$(field "$R" abiscan_long class) $(sizes "$R" abiscan_long) $(field "$R" abiscan_long x32_like)" \
+	"3 8/16/8 i386"
+check "synthetic: abiscan_packed is 12/12/12 and not flagged" \
+	eq "$(sizes "$A" abiscan_packed) $(field "$A" abiscan_packed class) $(field "$R" abiscan_packed class)" \
+	"12/12/12 0 "
+check "synthetic: abiscan_nested is class 1 through its member" \
+	eq "$(field "$R" abiscan_nested class) $(field "$R" abiscan_nested propagated)" \
+	"1 struct abiscan_tail (class 1) in t"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# make clean: remove the build directory, if it is one the lab made (it
+# has the mark .lab-build-dir), and nothing else.
+# shellcheck disable=SC2034 # read by common.sh: do not make or mark it
+LAB_NO_CLAIM=1
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+
+[ -e "$BUILD_DIR" ] || { say "nothing to clean: $BUILD_DIR does not exist"; exit 0; }
+if [ ! -d "$BUILD_DIR" ] || [ -L "$BUILD_DIR" ]; then
+	die "refusing to clean $BUILD_DIR: not a directory the lab made"
+fi
+[ -f "$BUILD_DIR/$BUILD_MARK" ] ||
+	die "refusing to clean $BUILD_DIR: it is not a build directory of this lab (no $BUILD_MARK in it). Nothing was removed."
+lab_lock exclusive
+say "removing $BUILD_DIR"
+# the lock file goes with it; our open descriptor keeps the lock to the end
+rm -rf --one-file-system -- "$BUILD_DIR"

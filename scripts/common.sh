@@ -1,0 +1,246 @@
+# shellcheck shell=bash
+# Shared helpers of the lab's host scripts: paths, messages, the step list.
+# Sourced, never run.
+
+set -euo pipefail
+
+LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$LAB_ROOT/build}
+
+say()  { printf '==> %s\n' "$*"; }
+info() { printf '    %s\n' "$*"; }
+warn() { printf 'warning: %s\n' "$*" >&2; }
+die()  { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# The build directory is the lab's own: made and marked by it, so that
+# nothing writes into, or cleans, a directory that belongs to somebody
+# else (make clean BUILD_DIR=$HOME). A directory an older lab made
+# (it has the kernel tree or the steps' output) is adopted.
+BUILD_MARK=.lab-build-dir
+claim_build_dir() {
+	if [ ! -e "$BUILD_DIR" ]; then
+		mkdir -p "$BUILD_DIR"
+	elif [ ! -f "$BUILD_DIR/$BUILD_MARK" ]; then
+		[ -d "$BUILD_DIR" ] || die "BUILD_DIR=$BUILD_DIR is not a directory"
+		if [ -n "$(ls -A "$BUILD_DIR")" ] && [ ! -e "$BUILD_DIR/linux/.git/lab-source-id" ] &&
+			[ ! -d "$BUILD_DIR/steps" ]; then
+			die "BUILD_DIR=$BUILD_DIR is not a build directory of this lab (it has files, but no $BUILD_MARK).
+Use a new or empty directory."
+		fi
+	fi
+	[ -f "$BUILD_DIR/$BUILD_MARK" ] ||
+		printf 'made by the autofs ABI lab in %s; make clean may remove it\n' "$LAB_ROOT" \
+			>"$BUILD_DIR/$BUILD_MARK"
+}
+[ "${LAB_NO_CLAIM:-0}" = 1 ] || claim_build_dir
+BUILD_DIR=$(cd "$BUILD_DIR" 2>/dev/null && pwd || echo "$BUILD_DIR")
+# shellcheck disable=SC2034 # used by the scripts that source this file
+KSRC=$BUILD_DIR/linux          # the kernel tree, a git repo with one branch per step
+# shellcheck disable=SC2034
+KOUT=$BUILD_DIR/kbuild         # one out-of-tree build dir shared by all steps
+LOGS=$BUILD_DIR/logs
+LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+# shellcheck disable=SC2034
+KERNEL_FRAGMENT=$LAB_ROOT/kernel-patches/lab.config
+JOBS=${JOBS:-$(nproc)}
+[ "${LAB_NO_CLAIM:-0}" = 1 ] || mkdir -p "$LOGS"
+# shellcheck source=limits.sh
+. "$LAB_ROOT/scripts/limits.sh"
+
+# A step is a directory steps/NN-name; its name (the slug, 01-padding)
+# is also its kernel branch, its gdb script's name, its docs page's name
+# and its output directory build/steps/NN-name. Step N is NN without
+# leading zeros: the number the guest and the RESULT lines use.
+step_slugs() {
+	local d
+	for d in "$LAB_ROOT"/steps/[0-9][0-9]-*/; do
+		[ -d "$d" ] && { d=${d%/}; printf '%s\n' "${d##*/}"; }
+	done
+}
+
+step_number() { echo $((10#${1%%-*})); }
+step_dir() { echo "$LAB_ROOT/steps/$1"; }
+step_branch() { echo "$1"; }
+# LAB_STEP_OUT puts a step's output elsewhere (scripts/check-tree.sh)
+step_out() { echo "${LAB_STEP_OUT:-$BUILD_DIR/steps/$1}"; }
+first_step() { step_slugs | head -n 1; }
+last_step() { step_slugs | tail -n 1; }
+
+# A line of the step's step.conf ("key: value"), or nothing.
+step_conf() { # slug key
+	sed -n "s/^$2:[[:space:]]*//p" "$LAB_ROOT/steps/$1/step.conf" 2>/dev/null | head -n 1
+}
+step_title() { step_conf "$1" title; }
+
+# The step whose kernel is the pristine source again (step.conf
+# "pristine:"): its installed headers are the kernel's own uapi.
+pristine_step() {
+	local s
+	for s in $(step_slugs); do
+		[ -z "$(step_conf "$s" pristine)" ] || { echo "$s"; return 0; }
+	done
+	die "no step says 'pristine:' in its step.conf"
+}
+
+# Does the step have a gdb script? (a step added by a learner may not)
+step_has_gdb() { [ -e "$LAB_ROOT/steps/$1/$1.gdb" ]; }
+
+# The slug of STEP= as the learner typed it: a number or a slug. An
+# unknown step lists the valid ones and exits 2.
+resolve_step() {
+	local arg=${1:-} s
+	for s in $(step_slugs); do
+		if [ "$arg" = "$s" ] || { [[ "$arg" =~ ^[0-9]+$ ]] && [ "$((10#$arg))" = "$(step_number "$s")" ]; }; then
+			echo "$s"
+			return 0
+		fi
+	done
+	{
+		printf 'error: unknown step "%s". Valid steps (STEP= takes either form):\n' "$arg"
+		for s in $(step_slugs); do
+			printf '  STEP=%-3s STEP=%-20s %s\n' "$(step_number "$s")" "$s" "$(step_title "$s")"
+		done
+	} >&2
+	exit 2
+}
+
+# One lab command per build directory at a time: two would share the
+# checked-out branch of build/linux and build/kbuild. The entry points
+# take the lock (exclusive, or shared for what only reads the build);
+# the scripts they run inherit it (LAB_LOCKED). The kernel releases a
+# flock when its holder dies, so a crashed run never leaves it behind.
+lab_lock() { # exclusive|shared
+	[ -z "${LAB_LOCKED:-}" ] || return 0
+	local flag=-x lock=$BUILD_DIR/.lab.lock what=${LAB_COMMAND:-${0##*/}}
+	[ "$1" = shared ] && flag=-s
+	exec 9>>"$lock"
+	if ! flock -n "$flag" 9; then
+		say "waiting for the lab run of $(cat "$lock.owner" 2>/dev/null || echo 'another command'), which uses the same build directory ($BUILD_DIR)"
+		while ! flock -w 30 "$flag" 9; do
+			info "still waiting for $(cat "$lock.owner" 2>/dev/null || echo 'it')"
+		done
+	fi
+	# shellcheck disable=SC2016 # the backquotes are text
+	printf 'pid %s, `%s`\n' "$$" "$what" >"$lock.owner"
+	export LAB_LOCKED=$$
+	# the whole command's time limit, which every child's limit fits in
+	export LAB_DEADLINE=${LAB_DEADLINE:-$(($(date +%s) + LIMIT_RUN))}
+}
+
+# Every long child (a kernel make, QEMU, gdb, a queue of tests) runs
+# through start_child: in a session and process group of its own, so
+# that a terminal's Ctrl-C does not reach it behind our back, and killed
+# with its whole group when this script ends, is interrupted or is
+# terminated, so that nothing is left running. wait_child bounds it.
+LAB_CHILDREN=()
+stop_group() { # pgid
+	kill -TERM -- "-$1" 2>/dev/null || return 0
+	local _
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		kill -0 -- "-$1" 2>/dev/null || return 0
+		sleep 0.2
+	done
+	kill -KILL -- "-$1" 2>/dev/null || true
+}
+lab_cleanup() {
+	local g
+	for g in "${LAB_CHILDREN[@]}"; do stop_group "$g"; done
+	LAB_CHILDREN=()
+}
+trap lab_cleanup EXIT
+# die of the signal itself, after the cleanup, so callers see it
+trap 'lab_cleanup; trap - INT; kill -INT $$' INT
+trap 'lab_cleanup; trap - TERM; kill -TERM $$' TERM
+trap 'lab_cleanup; trap - HUP; kill -HUP $$' HUP
+
+# The seconds a child may take: its own limit, cut to what is left of
+# the whole command's (LAB_DEADLINE).
+child_limit() { # seconds
+	local left
+	[ -n "${LAB_DEADLINE:-}" ] || { echo "$1"; return; }
+	left=$((LAB_DEADLINE - $(date +%s)))
+	[ "$left" -gt 0 ] || die "the lab command's time limit (LIMIT_RUN, ${LIMIT_RUN} s) is used up"
+	echo $(("$1" < left ? "$1" : left))
+}
+
+start_child() { # command...   (its pid, which is its process group, in CHILD_PID; a program, not a shell function)
+	setsid "$@" &
+	CHILD_PID=$!
+	LAB_CHILDREN+=("$CHILD_PID")
+}
+
+# Wait for a child for at most $2 seconds; its exit status, 124 if the
+# limit stopped it (then its whole group is gone too).
+wait_child() { # pid seconds
+	local pid=$1 end rc=0 g rest=()
+	end=$((SECONDS + $(child_limit "$2")))
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ "$SECONDS" -ge "$end" ]; then
+			stop_group "$pid"
+			rc=124
+			break
+		fi
+		sleep 0.2
+	done
+	if [ "$rc" -eq 0 ]; then
+		wait "$pid" || rc=$?
+	else
+		wait "$pid" 2>/dev/null || true
+	fi
+	# the group may have outlived its leader
+	kill -0 -- "-$pid" 2>/dev/null && stop_group "$pid"
+	for g in "${LAB_CHILDREN[@]}"; do [ "$g" = "$pid" ] || rest+=("$g"); done
+	LAB_CHILDREN=("${rest[@]}")
+	return "$rc"
+}
+
+run_child() { # seconds command...
+	local limit=$1
+	shift
+	start_child "$@"
+	wait_child "$CHILD_PID" "$limit"
+}
+
+# Run a long command with its output in a log file, bounded, printing a
+# progress line every few seconds and the log's tail if it fails. How
+# long it took is left in RUN_SECONDS.
+run_logged() { # label log seconds command...
+	local label=$1 log=$2 limit=$3
+	shift 3
+	local start=$SECONDS pid rc=0 last end
+	mkdir -p "$(dirname "$log")"
+	start_child "$@" >"$log" 2>&1
+	pid=$CHILD_PID
+	end=$((SECONDS + $(child_limit "$limit")))
+	while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do
+		sleep 1
+		[ $(((SECONDS - start) % 5)) -eq 0 ] || continue
+		kill -0 "$pid" 2>/dev/null || break
+		last=$(tail -n 1 "$log" 2>/dev/null | tr -s ' \t' ' ' | cut -c1-60)
+		printf '    %s: %ds%s\n' "$label" $((SECONDS - start)) "${last:+, at: $last}"
+	done
+	wait_child "$pid" 1 || rc=$?
+	if [ "$rc" -eq 124 ]; then
+		printf 'error: %s did not finish within %ds (stopped). Last lines of %s:\n' \
+			"$label" "$limit" "$log" >&2
+		tail -n 25 "$log" >&2
+		return "$rc"
+	fi
+	if [ "$rc" -ne 0 ]; then
+		printf 'error: %s failed (exit %d). Last lines of %s:\n' "$label" "$rc" "$log" >&2
+		tail -n 25 "$log" >&2
+		return "$rc"
+	fi
+	RUN_SECONDS=$((SECONDS - start))
+	info "$label: done in ${RUN_SECONDS}s (log: ${log#"$LAB_ROOT"/})"
+}
+
+# A content key of files: changes when any of them changes.
+files_key() {
+	cat "$@" | sha256sum | cut -c1-16
+}
+
+# The Debian package version of the kernel source we build from.
+linux_source_version() {
+	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown
+}

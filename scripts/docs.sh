@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# The lab's documentation site: docs/pages and mkdocs.yml, built with
+# Debian's mkdocs and mkdocs-material, offline (no web fonts, no CDN).
+#   docs.sh build   generate the diagrams and include files, then
+#                   mkdocs build --strict into build/site
+#   docs.sh serve   the same, then mkdocs serve on 127.0.0.1:8000
+#                   (LAB_DOCS_ADDR=host:port to change it)
+# The pages include the lab's real files with pymdownx.snippets: the
+# kernel patches, and the transcripts, gdb logs and matrix of the last
+# `make`. So the lab must have run first. Everything generated goes to
+# build/docs-gen/ (never to docs/), by the generators in docs/generators:
+#   mkdocs.yml        the config: the repository's plus the nav (site.py)
+#   steps-table.md, timeline.md, sources-table.md, history-SLUG.md
+#                     from steps/*/step.conf and docs/sources.yml (site.py)
+#   layout.svg        struct autofs_v5_packet in both ABIs, drawn from
+#                     gdb's ptype /o of a step's vmlinux and i386 daemon
+#   pipe.svg          stream pipe vs packet pipe, from the RESULT lines of
+#                     a stream-pipe step and a packet-pipe step
+#   gdb-SLUG.md,      the gdb session logs of `make gdb`/`make kgdb`
+#   kgdb-SLUG.md
+#   bench.md          the timings of the last make, and build/bench.txt
+#   root/build        a link to the build dir: the pages say build/...
+#                     and this keeps that true for any BUILD_DIR=
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+lib=$LAB_ROOT/scripts
+generators=$LAB_ROOT/docs/generators
+gen=$BUILD_DIR/docs-gen
+site=$BUILD_DIR/site
+
+mode=${1:-}
+case $mode in
+build | serve) ;;
+*) die "usage: docs.sh build|serve" ;;
+esac
+
+# Reading the lab's output only needs the lock shared with other
+# readers; recording a missing gdb session boots a guest, which needs it
+# alone.
+lock=shared
+for s in $(step_slugs); do
+	step_has_gdb "$s" || continue
+	for t in gdbstub kgdb; do
+		grep -qs '^LAB-GDB-DONE' "$(step_out "$s")/gdb-$t.log" || lock=exclusive
+	done
+done
+[ -s "$BUILD_DIR/abi-scan/where-else-table.md" ] || lock=exclusive
+lab_lock "$lock"
+"$lib/deps.sh" docs
+command -v gdb >/dev/null || die "gdb is missing; the layout diagram needs it (run make first)"
+rel() { echo "${1#"$LAB_ROOT"/}"; }
+
+# 1. The lab must have run: every step's transcript, the debug info the
+# layout diagram is drawn from.
+need() {
+	[ -s "$1" ] || die "the lab has not run yet: $(rel "$1") is missing (run make first)"
+}
+mapfile -t steps < <(step_slugs)
+[ ${#steps[@]} -gt 0 ] || die "no steps/NN-*/ directories in $LAB_ROOT"
+stream=() packet=()
+for s in "${steps[@]}"; do
+	need "$(step_out "$s")/transcript.txt"
+	case $(step_conf "$s" pipe) in
+	stream) stream+=("$s") ;;
+	packet) packet+=("$s") ;;
+	esac
+done
+if [ ${#stream[@]} -eq 0 ] || [ ${#packet[@]} -eq 0 ]; then
+	die "the pipe diagram needs a step with 'pipe: stream' and one with 'pipe: packet' in its step.conf"
+fi
+# the layout is drawn from the first step that runs autofs-layout
+layout=
+for s in "${steps[@]}"; do
+	grep -q '^autofs-layout ' "$(step_out "$s")/programs" 2>/dev/null && { layout=$s; break; }
+done
+[ -n "$layout" ] || die "no step runs autofs-layout (steps/*/runs): nothing to draw the layout from"
+need "$(step_out "$layout")/vmlinux"
+need "$(step_out "$layout")/guest/i386/systemd-style"
+need "$(step_out "$layout")/guest/x32/systemd-style"
+
+# The "Where else?" page includes the scanner's report (make abi-scan);
+# made here when missing, from its cache when nothing changed.
+if [ ! -s "$BUILD_DIR/abi-scan/where-else-table.md" ]; then
+	info "the abi-scan report is missing: scanning (make abi-scan)"
+	"$lib/lab.sh" abi-scan >"$LOGS/abi-scan.log" 2>&1 ||
+		die "make abi-scan failed, see $(rel "$LOGS/abi-scan.log")"
+fi
+
+# The matrix page is build/matrix.md: made again from the steps' results
+# (and expectations) every time, so it shows the last runs, whichever
+# target made them.
+"$lib/verdicts.sh" matrix >/dev/null || true
+
+# 2. Generated inputs.
+say "docs: generating the nav, tables, diagrams and includes in $(rel "$gen")"
+mkdir -p "$gen/root"
+ln -sfn "$BUILD_DIR" "$gen/root/build"
+python3 "$generators/site.py" "$gen" "$site" | sed 's/^/    /'
+python3 "$generators/layout-svg.py" "$(step_out "$layout")/vmlinux" \
+	"$(step_out "$layout")/guest/i386/systemd-style" \
+	"$(step_out "$layout")/guest/x32/systemd-style" "$gen/layout.svg" \
+	"$(step_out "$layout")/transcript.txt" | sed 's/^/    /'
+numbers() { local s out=(); for s in "$@"; do out+=("$(step_number "$s")"); done; local IFS=,; echo "${out[*]}"; }
+python3 "$generators/pipe-svg.py" "step $(step_number "${stream[0]}")" \
+	"$(step_out "${stream[0]}")/transcript.txt" "step $(step_number "${packet[0]}")" \
+	"$(step_out "${packet[0]}")/transcript.txt" \
+	"steps $(numbers "${stream[@]}" | sed 's/,/, /g')" "$gen/pipe.svg" | sed 's/^/    /'
+
+# A step page shows its real gdb sessions. Those `make test` or
+# `make gdb`/`make kgdb` have not recorded yet are recorded here, in
+# batch mode, so the site never shows a session that did not happen.
+# The single quotes below hold Markdown, whose `code spans` are not
+# command substitutions.
+# shellcheck disable=SC2016
+log_include() { # transport slug make-target
+	local t=$1 s=$2 target=$3 log out
+	log=$(step_out "$s")/gdb-$t.log
+	out=$gen/$( [ "$t" = gdbstub ] && echo gdb || echo kgdb)-$s.md
+	if [ ! -s "$log" ] || ! grep -q '^LAB-GDB-DONE' "$log"; then
+		info "recording the $t session of step $s (gdb.sh $t $s --batch)"
+		"$lib/gdb.sh" "$t" "$s" --batch >/dev/null ||
+			die "the $t session of step $s failed; see $(rel "$log")"
+	fi
+	{
+		printf 'Recorded by `make %s STEP=%s`, file `build/steps/%s/gdb-%s.log`' "$target" "$s" "$s" "$t"
+		printf ' (the script'"'"'s commands are the lines starting with `+`):\n\n'
+		printf '```text\n--8<-- "build/steps/%s/gdb-%s.log"\n```\n' "$s" "$t"
+	} >"$out"
+}
+for s in "${steps[@]}"; do
+	step_has_gdb "$s" || continue
+	log_include gdbstub "$s" gdb
+	log_include kgdb "$s" kgdb
+done
+
+# The time limits, from their one table (scripts/limits.sh).
+# shellcheck disable=SC2016
+{
+	printf 'From `scripts/limits.sh`, the one table of the lab'"'"'s time limits; each ends before the one after it.\n\n'
+	printf '| limit | seconds | what it bounds |\n|---|---|---|\n'
+	printf '| `LIMIT_READ_MS` | %s | a daemon'"'"'s wait for one packet or one child (milliseconds): what tells a stall from a slow guest |\n' "$(awk "BEGIN { print $LIMIT_READ_MS / 1000 }")"
+	printf '| `LIMIT_WATCHDOG` | %s | a daemon'"'"'s whole run, then 2 s for its cleanup |\n' "$LIMIT_WATCHDOG"
+	printf '| `LIMIT_PROGRAM` | %s | init'"'"'s limit per program (a SIGKILL follows 2 s later) |\n' "$LIMIT_PROGRAM"
+	printf '| boot | %s + programs × %s | a boot: `LIMIT_BOOT_BASE` plus each program'"'"'s limit and kill |\n' "$LIMIT_BOOT_BASE" "$((LIMIT_PROGRAM + 2))"
+	printf '| batch gdb session | boot + %s | `make test`'"'"'s debugger sessions (`LIMIT_GDB_EXTRA`) |\n' "$LIMIT_GDB_EXTRA"
+	printf '| `LIMIT_INTERACTIVE` | %s | `make gdb`, `make kgdb`, `make shell` |\n' "$LIMIT_INTERACTIVE"
+	printf '| `LIMIT_KERNEL_BUILD` | %s | one kernel make |\n' "$LIMIT_KERNEL_BUILD"
+	printf '| `LIMIT_RUN` | %s | a whole lab command (`make`, `make test`) |\n' "$LIMIT_RUN"
+} >"$gen/limits.md"
+
+# The workshop agenda's timings: what the last make measured, for every
+# step (its kernel build, ccache hits and all, and its boot), and the
+# cold-build figures of make bench when it has run. (Markdown in single
+# quotes again.)
+# shellcheck disable=SC2016
+{
+	printf 'Measured by the last `make` on this machine: each step'"'"'s kernel build'
+	printf ' (`build/steps/SLUG/kernel-build-seconds`; the first build of a fresh machine is'
+	printf ' cold, later ones reuse ccache and the shared build directory) and its boot to'
+	printf ' verdict under TCG (`build/steps/SLUG/boot-seconds`).\n\n'
+	printf '| step | kernel build, s | boot to verdict, s |\n|---|---|---|\n'
+	for s in "${steps[@]}"; do
+		printf '| %s | %s | %s |\n' "$s" \
+			"$(cat "$(step_out "$s")/kernel-build-seconds" 2>/dev/null || echo 'not measured')" \
+			"$(cat "$(step_out "$s")/boot-seconds")"
+	done
+	if [ -s "$BUILD_DIR/bench.txt" ]; then
+		printf '\nMeasured by `make bench` (`build/bench.txt`), with a cold kernel build:\n\n'
+		printf '```text\n--8<-- "build/bench.txt"\n```\n'
+	else
+		printf '\n`make bench` adds a cold kernel build (ccache off) and `make test`.\n'
+	fi
+} >"$gen/bench.md"
+
+# 3. mkdocs, with the generated config. The snippets base path puts
+# $gen/root first, so build/... in a page is this BUILD_DIR; everything
+# else is relative to the repository.
+cd "$LAB_ROOT"
+export LAB_DOCS_ROOT=$gen/root
+# Jinja's lexer warns about its own regexes on Python 3.11: noise only
+export PYTHONWARNINGS=ignore::DeprecationWarning
+case $mode in
+build)
+	mkdocs build --strict --quiet --config-file "$gen/mkdocs.yml"
+	say "site built: $(rel "$site")/index.html (open it in a browser, no server needed)"
+	;;
+serve)
+	addr=${LAB_DOCS_ADDR:-127.0.0.1:8000}
+	say "serving on http://$addr/ (Ctrl-C stops it); rerun to redraw the diagrams"
+	exec 9>&- # a server runs for long: it does not keep the build locked
+	exec mkdocs serve --strict --config-file "$gen/mkdocs.yml" --dev-addr "$addr" \
+		--watch kernel-patches --watch steps
+	;;
+esac

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The gdb scripts as tests: every step under QEMU's gdbstub and under
+# kgdb, in batch mode (gdb.sh TRANSPORT SLUG --batch), and the named
+# values gdb printed (LAB-VALUE) checked against the step's gdb-checks
+# file by scripts/gdbcheck.py. One "ok - ..." or "not ok - ..." line per
+# check, then "N passed, N failed"; exit status 1 on failure.
+#   gdb-test.sh [STEP...]    only these steps (default: all)
+# LAB_GDB_TRANSPORTS="gdbstub kgdb" chooses the transports.
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+lab_lock exclusive
+lib=$LAB_ROOT/scripts
+TLOG=$LOGS/gdb-test
+mkdir -p "$TLOG"
+# shellcheck source=tap.sh
+. "$(dirname "$0")/tap.sh"
+
+steps=()
+if [ $# -gt 0 ]; then
+	for a in "$@"; do steps+=("$(resolve_step "$a")"); done
+else
+	for s in $(step_slugs); do
+		if step_has_gdb "$s"; then
+			steps+=("$s")
+		else
+			echo "# step $s has no gdb script: no debugger session"
+		fi
+	done
+fi
+read -r -a transports <<<"${LAB_GDB_TRANSPORTS:-gdbstub kgdb}"
+
+count() { # the ok / not ok lines of a check, into this script's tally
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) pass "${line#ok - }" ;;
+		"not ok - "*) fail "${line#not ok - }" ;;
+		esac
+	done
+}
+
+for s in "${steps[@]}"; do
+	for t in "${transports[@]}"; do
+		S="step $s $t" out=$(step_out "$s")
+		start=$SECONDS
+		if "$lib/gdb.sh" "$t" "$s" --batch >"$TLOG/$s-$t.out" 2>&1; then
+			pass "$S: gdb script and guest ran to their end in $((SECONDS - start)) s"
+		else
+			fail "$S: $(tail -n 1 "$TLOG/$s-$t.out")"
+		fi
+		count < <(python3 "$lib/gdbcheck.py" --label "$S" "$(step_dir "$s")/gdb-checks" \
+			"$out/gdb-$t.log" "$out/transcript-$t.txt")
+	done
+done
+
+# No QEMU of these sessions may outlive them (its command line names the
+# step's bzImage; only the steps tested here: another queue may be
+# running the others).
+left=
+for s in "${steps[@]}"; do
+	left+=$(pgrep -f -- "qemu-system-x86_64 .*-kernel $(step_out "$s")/bzImage" || true)
+done
+if [ -z "$left" ]; then
+	pass "no QEMU of these sessions is left running"
+else
+	fail "no QEMU of these sessions is left running: pids $(echo "$left" | tr '\n' ' ')"
+fi
+
+finish

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Build a step's guest: the programs of guest/ for i386, x86_64 and x32
+# against that step's own uapi headers, and an initramfs with Debian's
+# static busybox, made by the kernel's usr/gen_init_cpio. When the step
+# runs Debian's own automount, the initramfs goes on with the part that
+# holds it (scripts/debian-root.sh): the kernel unpacks one archive after
+# the other.
+# Usage: guest-build.sh SLUG
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+
+ABIS="i386 x86_64 x32"
+s=$1
+out=$(step_out "$s")
+dir=$(step_dir "$s")
+[ -d "$out/uapi" ] || die "step $s has no kernel headers yet: build its kernel first"
+gen=$KOUT/usr/gen_init_cpio
+[ -x "$gen" ] || die "$gen missing: build a kernel first"
+
+for abi in $ABIS; do
+	if ! make -s -C "$LAB_ROOT/guest" O="$out/guest/$abi" UAPI="$out/uapi" ABI="$abi" \
+		>"$LOGS/guest-$s-$abi.log" 2>&1; then
+		cat "$LOGS/guest-$s-$abi.log" >&2
+		die "building the $abi guest programs of step $s failed (log: $LOGS/guest-$s-$abi.log)"
+	fi
+done
+
+# What the guest runs: the step's own runs, then those of every step
+# (program, ABI, the name it runs as). What history predicts stays on the
+# host, in the step's expected file: the guest cannot see it.
+runs=("$LAB_ROOT/steps/runs")
+[ -f "$dir/runs" ] && runs=("$dir/runs" "${runs[@]}")
+cat "${runs[@]}" | sed 's/#.*//' |
+	awk 'NF { if (NF != 3) exit 1; print $1, $2, $3 }' >"$out/programs" ||
+	die "a line of steps/runs or ${dir#"$LAB_ROOT"/}/runs is not: program abi name"
+[ -s "$out/programs" ] || die "no runs for step $s (steps/runs)"
+debian=0
+while read -r prog abi _; do
+	case $prog in
+	debian-automount | debian-automount-2.6)
+		case $abi in i386 | x86_64) debian=1 ;; *) die "step $s runs $prog for $abi: Debian ships i386 and amd64 only" ;; esac ;;
+	*) [ -x "$out/guest/$abi/$prog" ] || die "step $s runs $prog for $abi, which guest/ does not build" ;;
+	esac
+done <"$out/programs"
+[ "$debian" = 0 ] || "$LAB_ROOT/scripts/debian-root.sh"
+
+list=$out/initramfs.list
+{
+	for d in /dev /proc /sys /tmp /bin /auto /root /lab /view; do
+		echo "dir $d 0755 0 0"
+	done
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "file /bin/busybox /bin/busybox 0755 0 0"
+	echo "slink /bin/sh busybox 0777 0 0"
+	echo "file /init $LAB_ROOT/guest/init.sh 0755 0 0"
+	echo "file /lab/result.sh $LAB_ROOT/guest/result.sh 0644 0 0"
+	echo "file /lab/debian-run.sh $LAB_ROOT/guest/debian-run.sh 0755 0 0"
+	echo "file /lab/uname26 $out/guest/x86_64/uname26 0755 0 0"
+	echo "file /lab/programs $out/programs 0644 0 0"
+	for abi in $ABIS; do
+		echo "dir /lab/$abi 0755 0 0"
+		for p in "$out/guest/$abi"/*; do
+			[ -f "$p" ] && [ -x "$p" ] && echo "file /lab/$abi/${p##*/} $p 0755 0 0"
+		done
+	done
+} >"$list"
+"$gen" "$list" >"$out/initramfs.cpio.tmp"
+[ "$debian" = 0 ] || cat "$BUILD_DIR/debian/debian.cpio.lz4" >>"$out/initramfs.cpio.tmp"
+mv "$out/initramfs.cpio.tmp" "$out/initramfs.cpio"

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Build the kernel of one step (or of every step) from its branch in
+# build/linux, into the shared out-of-tree dir build/kbuild, and keep the
+# step's bzImage, vmlinux and uapi headers in build/steps/N/.
+# Usage: kernel-build.sh [SLUG ...]     (no argument: every step)
+#        kernel-build.sh --head OUT-DIR  what build/linux has checked out
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+
+export KBUILD_BUILD_TIMESTAMP="lab" KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab
+KMAKE=(make -C "$KSRC" O="$KOUT" CC="ccache gcc" HOSTCC="ccache gcc")
+kmake() { "${KMAKE[@]}" "$@"; }
+
+# Check that every line of the fragment is in the final .config.
+verify_config() {
+	local line missing=()
+	while IFS= read -r line; do
+		case "$line" in
+			CONFIG_*=*)
+				grep -qxF "$line" "$KOUT/.config" || missing+=("$line") ;;
+			"# CONFIG_"*" is not set") # absent counts as not set
+				line=${line#\# }
+				! grep -q "^${line%% *}=" "$KOUT/.config" || missing+=("# $line") ;;
+		esac
+	done <"$KERNEL_FRAGMENT"
+	if [ ${#missing[@]} -gt 0 ]; then
+		printf 'error: these lines of %s did not survive olddefconfig\n(a dependency is missing or the option is gone in this kernel):\n' \
+			"${KERNEL_FRAGMENT#"$LAB_ROOT"/}" >&2
+		printf '  %s\n' "${missing[@]}" >&2
+		printf 'final config: %s\n' "$KOUT/.config" >&2
+		exit 1
+	fi
+}
+
+configure() {
+	local key
+	key=$(files_key "$KERNEL_FRAGMENT" "$KSRC/Makefile")
+	[ "$(cat "$KOUT/.lab-config-key" 2>/dev/null)" = "$key" ] && return 0
+	say "kernel config: tinyconfig + ${KERNEL_FRAGMENT#"$LAB_ROOT"/}"
+	mkdir -p "$KOUT"
+	rm -f "$KOUT/.lab-config-key"
+	kmake -s tinyconfig >"$LOGS/kernel-config.log" 2>&1 ||
+		die "make tinyconfig failed, see $LOGS/kernel-config.log"
+	"$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOUT" "$KOUT/.config" "$KERNEL_FRAGMENT" \
+		>>"$LOGS/kernel-config.log" 2>&1 || die "merge_config.sh failed, see $LOGS/kernel-config.log"
+	kmake -s olddefconfig >>"$LOGS/kernel-config.log" 2>&1 ||
+		die "make olddefconfig failed, see $LOGS/kernel-config.log"
+	verify_config
+	echo "$key" >"$KOUT/.lab-config-key"
+}
+
+# build/steps/SLUG/lab_constants.py: gdb-scripts/lab/constants.py.in run
+# through the C preprocessor command kbuild just used for the kernel's
+# own scripts/gdb/linux/constants.py, so with this step's tree and config.
+gdb_constants() { # out-dir
+	local cmd in=$LAB_ROOT/gdb-scripts/lab/constants.py.in
+	cmd=$(sed -n 's|^cmd_scripts/gdb/linux/constants.py := ||p' \
+		"$KOUT/scripts/gdb/linux/.constants.py.cmd")
+	# keep the preprocessor and its flags, not kbuild's input, output and
+	# dependency file
+	cmd=${cmd%% "$KSRC/scripts/gdb/linux/constants.py.in"*}
+	cmd=${cmd//-Wp,-MMD,scripts\/gdb\/linux\/.constants.py.d/}
+	[ -n "$cmd" ] || die "no preprocessor command in $KOUT/scripts/gdb/linux/.constants.py.cmd"
+	(cd "$KOUT" && eval "$cmd" '"$in"') >"$1/lab_constants.py.tmp" 2>"$LOGS/gdb-constants.log" ||
+		die "preprocessing ${in#"$LAB_ROOT"/} failed, see $LOGS/gdb-constants.log"
+	sed -i '1,/<!-- end-c-headers -->/d' "$1/lab_constants.py.tmp"
+	mv "$1/lab_constants.py.tmp" "$1/lab_constants.py"
+}
+
+# Build what build/linux has checked out into the shared out-of-tree
+# dir, and keep the results in $2: bzImage, vmlinux, uapi headers, the
+# gdb constants.
+build_into() { # label out-dir
+	local label=$1 out=$2
+	configure
+	run_logged "$label: make bzImage" "$LOGS/kernel-$label.log" "$LIMIT_KERNEL_BUILD" \
+		"${KMAKE[@]}" -j"$JOBS" bzImage scripts_gdb
+	# for the workshop page: what this build took, ccache hits and all
+	echo "$RUN_SECONDS" >"$out/kernel-build-seconds"
+	run_logged "$label: make headers_install" "$LOGS/headers-$label.log" "$LIMIT_KERNEL_BUILD" \
+		"${KMAKE[@]}" headers_install
+	rm -rf "$out/uapi"
+	cp -a "$KOUT/usr/include" "$out/uapi"
+	cp "$KOUT/arch/x86/boot/bzImage" "$KOUT/vmlinux" "$KOUT/System.map" "$out/"
+	cp "$KOUT/.config" "$out/config"
+	gdb_constants "$out"
+	info "$label: kernel $(du -h "$out/bzImage" | cut -f1) bzImage, vmlinux $(du -h "$out/vmlinux" | cut -f1)"
+}
+
+build_step() {
+	local s=$1 branch out key
+	branch=$(step_branch "$s")
+	out=$(step_out "$s")
+	key="$(git -C "$KSRC" rev-parse "$branch^{tree}") $(files_key "$KERNEL_FRAGMENT")"
+	key="$key $(files_key "$LAB_ROOT/gdb-scripts/lab/constants.py.in")"
+	if [ "$(cat "$out/kernel.key" 2>/dev/null)" = "$key" ] &&
+		[ -f "$out/bzImage" ] && [ -f "$out/vmlinux" ]; then
+		return 0
+	fi
+	say "kernel: step $s ($branch)"
+	rm -f "$out/kernel.key"
+	mkdir -p "$out"
+	git -C "$KSRC" checkout -q "$branch"
+	build_into "$s" "$out"
+	echo "$key" >"$out/kernel.key"
+}
+
+if [ "${1:-}" = --head ]; then
+	# scripts/check-tree.sh: whatever is checked out (a git bisect)
+	[ -n "${2:-}" ] || die "usage: kernel-build.sh --head OUT-DIR"
+	mkdir -p "$2"
+	say "kernel: $(git -C "$KSRC" log -1 --format='%h %s')"
+	build_into head "$2"
+	exit 0
+fi
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || mapfile -t steps < <(step_slugs)
+for s in "${steps[@]}"; do
+	build_step "$s"
+done

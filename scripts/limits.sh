@@ -1,0 +1,30 @@
+# shellcheck shell=bash
+# The lab's time limits, in seconds, in one table. Each inner limit ends
+# before the one around it, so that a stall is reported by the innermost
+# part that can explain it, and nothing waits for ever:
+#   a daemon's wait for one packet or child        LIMIT_READ_MS (ms)
+#   < a daemon's whole run (then 2 s of cleanup)   LIMIT_WATCHDOG
+#   < init's limit per program (SIGKILL 2 s later) LIMIT_PROGRAM
+#   < a boot: LIMIT_BOOT_BASE + every program's LIMIT_PROGRAM + 2
+#   < a batch gdb session: its boot + LIMIT_GDB_EXTRA
+#   < a whole lab command (make, make test, ...)   LIMIT_RUN
+# and a kernel make (LIMIT_KERNEL_BUILD), apt-get (LIMIT_APT) and an
+# interactive session (LIMIT_INTERACTIVE) fit in LIMIT_RUN too.
+# The guest gets its two from the kernel command line (boot.sh); the
+# gdb helpers and the docs read them from here. make test checks the
+# nesting. Sourced.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+LIMIT_READ_MS=1000
+LIMIT_WATCHDOG=12
+LIMIT_PROGRAM=16
+LIMIT_BOOT_BASE=30
+LIMIT_GDB_EXTRA=90
+LIMIT_KERNEL_BUILD=2400
+LIMIT_APT=1800
+LIMIT_INTERACTIVE=3600
+LIMIT_RUN=5400
+
+# The boot limit of a guest that runs $1 programs.
+boot_limit() {
+	echo $((LIMIT_BOOT_BASE + $1 * (LIMIT_PROGRAM + 2)))
+}

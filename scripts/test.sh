@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# The whole test suite: static checks, the kernel series, the guest
+# programs' unit tests, and every step booted with its RESULT lines
+# checked against history. Every check prints "ok - ..." or
+# "not ok - ..."; the last line is "N passed, N failed".
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+lab_lock exclusive
+# shellcheck source=tap.sh
+. "$(dirname "$0")/tap.sh"
+lib=$LAB_ROOT/scripts
+TLOG=$LOGS/test
+mkdir -p "$TLOG"
+
+# t "description" command...: one check, its output kept in a log
+t() {
+	local what=$1 log
+	shift
+	log=$TLOG/$(echo "$what" | tr -c 'A-Za-z0-9.-' '_' | cut -c1-80).log
+	if "$@" >"$log" 2>&1; then
+		pass "$what"
+	else
+		fail "$what (log: ${log#"$LAB_ROOT"/})"
+		sed 's/^/#   /' "$log" | tail -n 15
+	fi
+}
+# count the ok / not ok lines another check printed
+tally() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) echo "$line"; passed=$((passed + 1)) ;;
+		"not ok "*) echo "$line"; failed=$((failed + 1)) ;;
+		esac
+	done
+}
+
+"$lib/deps.sh" test
+
+say "static checks"
+mapfile -t scripts < <(cd "$LAB_ROOT" && { ls scripts/*.sh scripts/abi-scan/*.sh guest/*.sh; echo .ci/run; })
+for s in "${scripts[@]}"; do
+	t "shellcheck $s" shellcheck -x "$LAB_ROOT/$s"
+done
+
+say "kernel tree"
+if ! "$lib/kernel-tree.sh" 2>&1 | tee "$TLOG/kernel-tree.log" | sed 's/^/#   /'; then
+	fail "kernel-patches/ apply with git am to linux-source $(linux_source_version)"
+	finish
+	exit 1
+fi
+pass "kernel-patches/ apply with git am to linux-source $(linux_source_version)"
+checkpatch_clean() { # the tree's own checkpatch.pl ran and counted no error
+	local out
+	out=$(cd "$KSRC" && scripts/checkpatch.pl "$1" 2>&1) || true
+	echo "$out"
+	grep -q '^total: 0 errors, [0-9]* warnings' <<<"$out"
+}
+for p in "$LAB_ROOT"/kernel-patches/*.patch; do
+	t "checkpatch.pl: no errors in ${p##*/}" checkpatch_clean "$p"
+done
+# A step whose step.conf says "pristine: PATHS" undoes every earlier
+# change to them: its branch has them as the pristine source has.
+for s in $(step_slugs); do
+	read -r -a paths <<<"$(step_conf "$s" pristine)"
+	[ ${#paths[@]} -gt 0 ] || continue
+	t "after step $s, ${paths[*]} equal the pristine source" \
+		git -C "$KSRC" diff --exit-code baseline "$(step_branch "$s")" -- "${paths[@]}"
+done
+
+say "inventory, sources and authorship (steps/README.md, docs/sources.yml)"
+tally < <(python3 "$lib/inventory.py" --build "$BUILD_DIR" 2>&1 | tee "$TLOG/inventory.log")
+grep -q '^[0-9]* passed, [0-9]* failed$' "$TLOG/inventory.log" ||
+	fail "inventory.py ran to its end (log: ${TLOG#"$LAB_ROOT"/}/inventory.log)"
+
+say "build (progress below; nothing to do when nothing changed)"
+if ! "$lib/lab.sh" build 2>&1 | tee "$TLOG/build.log" | sed 's/^/#   /'; then
+	fail "build every step's kernel and guest (log: ${TLOG#"$LAB_ROOT"/}/build.log)"
+	finish
+	exit 1
+fi
+pass "build every step's kernel and guest"
+
+say "guest programs: host unit tests, i386 and x86_64"
+first=$(step_out "$(first_step)")
+tally < <(make -s -C "$LAB_ROOT/guest" O="$BUILD_DIR/unit" UAPI="$first/uapi" KSRC="$KSRC" \
+	check 2>&1 | tee "$TLOG/unit.log")
+# each guest/tests/test-*.c is a kselftest program, run once per ABI; one
+# that ran to its end printed "# Totals: pass:N fail:N ..."
+unit_progs=("$LAB_ROOT"/guest/tests/test-*.c)
+if [ "$(grep -c '^# Totals: pass:[0-9]* fail:[0-9]* ' "$TLOG/unit.log")" -ne $((2 * ${#unit_progs[@]})) ]; then
+	fail "guest unit tests ran to the end in both ABIs (log: ${TLOG#"$LAB_ROOT"/}/unit.log)"
+fi
+
+say "abi-scan: where else does the autofs packet's problem occur?"
+tally < <("$lib/abi-scan/test.sh" --uapi "$(step_out "$(pristine_step)")/uapi" --ksrc "$KSRC" \
+	--out "$BUILD_DIR/abi-scan" 2>&1 | tee "$TLOG/abi-scan.log")
+grep -q '^[0-9]* passed, [0-9]* failed$' "$TLOG/abi-scan.log" ||
+	fail "abi-scan's tests ran to their end (log: ${TLOG#"$LAB_ROOT"/}/abi-scan.log)"
+
+say "the rules that compare RESULT lines and gdb values with history"
+tally < <(python3 "$lib/test_results.py" 2>&1 | tee "$TLOG/results-rules.log")
+grep -q '^[0-9]* passed, [0-9]* failed$' "$TLOG/results-rules.log" ||
+	fail "test_results.py ran to its end (log: ${TLOG#"$LAB_ROOT"/}/results-rules.log)"
+
+say "bad input"
+bad_step_refused() { # make run STEP=$1 fails and lists the valid steps
+	local out rc=0
+	out=$(make -s -C "$LAB_ROOT" run STEP="$1" 2>&1) || rc=$?
+	echo "$out"
+	[ "$rc" -ne 0 ] && grep -q "STEP=$(step_number "$(first_step)") .*STEP=$(first_step) " <<<"$out"
+}
+t "make run STEP=77 lists the valid steps and fails" bad_step_refused 77
+t "make run STEP=padding lists the valid steps and fails" bad_step_refused padding
+
+say "Ctrl-C, a second command, make clean, time limits"
+tally < <("$lib/test-robust.sh" 2>&1 | tee "$TLOG/robust.log")
+grep -q '^[0-9]* passed, [0-9]* failed$' "$TLOG/robust.log" ||
+	fail "test-robust.sh ran to its end (log: ${TLOG#"$LAB_ROOT"/}/robust.log)"
+
+# The boots and the debugger sessions run as two queues side by side:
+# QEMU's TCG uses one core per guest, and this is a 2-core lab. Each
+# queue is a child of its own (start_child), so that Ctrl-C or a time
+# limit stops all of it.
+gdb_steps=()
+for s in $(step_slugs); do
+	step_has_gdb "$s" && gdb_steps+=("$s")
+done
+half=$(((${#gdb_steps[@]} + 1) / 2))
+gdb_a=("${gdb_steps[@]:0:half}") gdb_b=("${gdb_steps[@]:half}")
+say "every step booted, and gdbstub and kgdb sessions of every step (two queues)"
+rm -f "$TLOG"/gdb-[ab].log "$TLOG/boots.log"
+# shellcheck disable=SC2016 # expanded by the inner bash
+start_child bash -c '"$1/boot-all.sh" >"$2/boots.log" 2>&1
+	[ $# -le 2 ] || "$1/gdb-test.sh" "${@:3}" >"$2/gdb-b.log" 2>&1
+	exit 0' queue-b "$lib" "$TLOG" "${gdb_b[@]}"
+queue_b=$CHILD_PID
+if [ ${#gdb_a[@]} -gt 0 ]; then
+	start_child "$lib/gdb-test.sh" "${gdb_a[@]}" >"$TLOG/gdb-a.log" 2>&1
+	wait_child "$CHILD_PID" "$LIMIT_RUN" || true
+fi
+wait_child "$queue_b" "$LIMIT_RUN" || true
+tally <"$TLOG/boots.log"
+grep -q '^# boot-all.sh: every step booted$' "$TLOG/boots.log" ||
+	fail "every step's boot ran (log: ${TLOG#"$LAB_ROOT"/}/boots.log)"
+for q in a b; do
+	[ "$q" = a ] && [ ${#gdb_a[@]} -eq 0 ] && continue
+	[ "$q" = b ] && [ ${#gdb_b[@]} -eq 0 ] && continue
+	tally <"$TLOG/gdb-$q.log"
+	grep -q '^[0-9]* passed, [0-9]* failed$' "$TLOG/gdb-$q.log" ||
+		fail "gdb-test.sh ran to its end (log: ${TLOG#"$LAB_ROOT"/}/gdb-$q.log)"
+done
+for s in $(step_slugs); do
+	step_has_gdb "$s" || echo "# step $s has no gdb script: no debugger session"
+done
+
+say "documentation"
+t "the documentation site builds offline (mkdocs build --strict)" "$lib/docs.sh" build
+site_is_offline() { # no page loads a script, style, font or image from elsewhere
+	! grep -rlE '(src|href)="https?://[^"]*\.(css|js|woff2?|ttf|png|svg)"|fonts\.(googleapis|gstatic)' \
+		"$BUILD_DIR/site" --include='*.html'
+}
+t "the documentation site loads nothing from the network" site_is_offline
+
+finish

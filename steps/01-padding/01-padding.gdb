@@ -1,0 +1,1 @@
+../../gdb-scripts/01-padding.gdb

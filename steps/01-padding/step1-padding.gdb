@@ -1,1 +1,0 @@
-../../gdb-scripts/step1-padding.gdb

@@ -1,0 +1,1 @@
+../../gdb-scripts/02-subtract-four.gdb

@@ -1,1 +1,0 @@
-../../gdb-scripts/step2-subtract-four.gdb

@@ -1,0 +1,1 @@
+../../gdb-scripts/03-comm-hack.gdb

@@ -1,1 +1,0 @@
-../../gdb-scripts/step3-comm-hack.gdb

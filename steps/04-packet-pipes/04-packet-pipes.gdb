@@ -1,0 +1,1 @@
+../../gdb-scripts/04-packet-pipes.gdb

@@ -1,1 +1,0 @@
-../../gdb-scripts/step4-packet-pipes.gdb

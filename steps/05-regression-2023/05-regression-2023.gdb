@@ -1,0 +1,1 @@
+../../gdb-scripts/05-regression-2023.gdb

@@ -18,6 +18,7 @@ mode=demo
 read_ms=2000
 watchdog=12
 prog_timeout=16
+debian=on
 read -r cmdline </proc/cmdline
 for arg in $cmdline; do
 	case $arg in
@@ -26,6 +27,7 @@ for arg in $cmdline; do
 	lab.read_ms=*) read_ms=${arg#lab.read_ms=} ;;
 	lab.watchdog=*) watchdog=${arg#lab.watchdog=} ;;
 	lab.prog_timeout=*) prog_timeout=${arg#lab.prog_timeout=} ;;
+	lab.debian=*) debian=${arg#lab.debian=} ;;
 	esac
 done
 
@@ -96,7 +98,7 @@ run_one() { # program abi name
 # like any program; one that overruns gets init's error line.
 start_debian() {
 	i=0
-	grep -e '^debian-automount' /lab/programs >/tmp/debian.runs
+	grep -e '^debian-automount' /tmp/programs >/tmp/debian.runs
 	# not in a pipeline: its jobs must be this shell's, to wait for them
 	while read -r prog abi name; do
 		i=$((i + 1))
@@ -123,10 +125,19 @@ finish_debian() {
 
 run_demo() {
 	echo "LAB-BEGIN step=$step kernel=$(uname -r) machine=$(uname -m)"
+	# Under a debugger (lab.debian=off, scripts/gdb.sh) only the lab's
+	# own programs run, one at a time, so that a breakpoint on "the
+	# automount" meets that one and not Debian's, running alongside.
+	if [ "$debian" = off ]; then
+		grep -v -e '^debian-automount' /lab/programs >/tmp/programs
+		echo "Debian's automount runs are left out under a debugger (lab.debian=off)."
+	else
+		cp /lab/programs /tmp/programs
+	fi
 	# the plan: one RESULT line per program, whatever happens to it
-	echo "LAB-PLAN runs=$(grep -c -v -e '^#' -e '^[[:space:]]*$' /lab/programs)"
+	echo "LAB-PLAN runs=$(grep -c -v -e '^#' -e '^[[:space:]]*$' /tmp/programs)"
 	start_debian
-	grep -v -e '^#' -e '^[[:space:]]*$' -e '^debian-automount' /lab/programs |
+	grep -v -e '^#' -e '^[[:space:]]*$' -e '^debian-automount' /tmp/programs |
 		while read -r prog abi name; do
 			run_one "$prog" "$abi" "$name"
 		done

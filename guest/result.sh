@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # The RESULT line of the guest's shell scripts (init.sh, debian-run.sh),
 # in the format of result.c (guest/README.md), with sizes not measured
 # (-). Sourced by busybox sh.

@@ -12,8 +12,8 @@
 #   mkdocs.yml        the config: the repository's plus the nav (site.py)
 #   steps-table.md, timeline.md, sources-table.md, history-SLUG.md
 #                     from steps/*/step.conf and docs/sources.yml (site.py)
-#   layout.svg        struct autofs_v5_packet in both ABIs, drawn from
-#                     gdb's ptype /o of a step's vmlinux and i386 daemon
+#   layout.svg        struct autofs_v5_packet in i386, x86_64 and x32, from
+#                     gdb's ptype /o of a step's vmlinux, i386 and x32 daemons
 #   pipe.svg          stream pipe vs packet pipe, from the RESULT lines of
 #                     a stream-pipe step and a packet-pipe step
 #   gdb-SLUG.md,      the gdb session logs of `make gdb`/`make kgdb`

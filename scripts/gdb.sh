@@ -79,7 +79,7 @@ case $transport in
 gdbstub)
 	# -S: the CPU waits at reset for gdb, so no breakpoint comes too late
 	extra="-chardev $chardev -gdb chardev:dbg -S"
-	append=
+	append=lab.debian=off
 	connect=(-ex "target remote $where")
 	;;
 kgdb)
@@ -89,7 +89,7 @@ kgdb)
 	# out a breakpoint it planted then once the text is read-only: the
 	# guest would trap on it forever. rodata=off keeps the text writable.
 	extra="-chardev $chardev -serial chardev:dbg"
-	append="kgdboc=ttyS1 kgdbwait rodata=off"
+	append="kgdboc=ttyS1 kgdbwait rodata=off lab.debian=off"
 	# TCG is slow, kgdb answers from a polling loop: allow more than 2 s
 	connect=(-ex "set serial baud 115200" -ex "set remotetimeout 20"
 		-ex "target remote $where")

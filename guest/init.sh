@@ -161,7 +161,7 @@ run_shell() {
 autofs ABI lab, step $step, kernel $(uname -r). Demo programs in /lab/bin:
 $(cd /lab/bin && echo *)
 Try: automount --step $step ; systemd-style-i386 --step $step
-Debian's own automount: /lab/debian-run.sh $step debian-automount i386 automount 1 2000
+Debian's own automount: /lab/debian-run.sh $step debian-automount i386 automount 1 $read_ms
 The name you run a program by is the name the kernel sees (comm).
 Leave with: exit (or Ctrl-D); the guest powers off.
 MSG

@@ -38,6 +38,8 @@ for s in $(step_slugs); do
 		if awk -v a="$secs" -v b="$slow" 'BEGIN { exit !(a > b) }'; then
 			slow=$secs slowest=$i
 		fi
+		# progress: a step's N boots take minutes
+		printf '    %s: boot %d of %d, %s s\n' "$s" "$i" "$n" "$secs"
 	done
 	printf 'step %-22s %d boots, slowest %s s (boot %s)\n' "$s" "$n" "$slow" "$slowest" | tee -a "$report"
 done

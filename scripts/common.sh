@@ -149,7 +149,12 @@ lab_cleanup() {
 }
 trap lab_cleanup EXIT
 # die of the signal itself, after the cleanup, so callers see it
-trap 'lab_cleanup; trap - INT; kill -INT $$' INT
+lab_interrupted() {
+	[ ${#LAB_CHILDREN[@]} -eq 0 ] ||
+		echo "==> interrupted: stopping the ${#LAB_CHILDREN[@]} command(s) this one started; run it again to go on" >&2
+	lab_cleanup
+}
+trap 'lab_interrupted; trap - INT; kill -INT $$' INT
 trap 'lab_cleanup; trap - TERM; kill -TERM $$' TERM
 trap 'lab_cleanup; trap - HUP; kill -HUP $$' HUP
 

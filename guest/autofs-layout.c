@@ -2,7 +2,6 @@
  * compiled for, and why sizeof differs: the fields end at byte 300 on both
  * i386 and x86_64, but sizeof rounds up to the struct's alignment, and
  * that is the alignment of its __u64 (4 on i386, 8 on x86_64). */
-#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +28,6 @@ struct u64_probe {
 int main(int argc, char **argv)
 {
 	struct lab_result r;
-	char *e;
-	long step = -1;
 	static const struct field hdr[] = {
 		FIELD(HDR, proto_version), FIELD(HDR, type),
 	};
@@ -44,19 +41,8 @@ int main(int argc, char **argv)
 	size_t i;
 
 	result_init(&r, 0, "autofs-layout", LAB_ABI);
-	if (argc == 3 && !strcmp(argv[1], "--step")) {
-		errno = 0;
-		step = strtol(argv[2], &e, 10);
-		if (errno || *e || e == argv[2] || step > 99)
-			step = -1;
-	}
-	if (step < 0) {
-		fprintf(stderr, "usage: autofs-layout --step N   (N: the lab step, 0-99)\n");
-		r.cause = "usage";
-		snprintf(r.detail, sizeof(r.detail), "usage: autofs-layout --step N");
+	if (result_step_arg(argc, argv, &r) < 0)
 		return result_print(&r);
-	}
-	r.step = (int)step;
 
 	printf("# struct autofs_v5_packet from <linux/auto_fs.h>, compiled for %s\n",
 	       LAB_ABI);

@@ -250,22 +250,6 @@ static int usage_error(struct lab *L, const char *fmt, const char *arg)
 	return result_print(&L->res);
 }
 
-/* A whole decimal number in [lo, hi], or -1. */
-static int parse_num(const char *s, long lo, long hi, int *out)
-{
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 static volatile sig_atomic_t parent_stop;
 
 static void parent_on_signal(int sig)
@@ -337,12 +321,11 @@ int main(int argc, char **argv)
 {
 	struct lab *L = &lab;
 	const char *comm_set = NULL, *dir = "/auto";
-	int rc, watchdog_s = 0;
+	int rc, watchdog_s = 0, have_step = 0;
 
 	L->prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	L->reader = &READER;
 	L->timeout_ms = 2000;
-	L->step = -1;
 	result_init(&L->res, 0, L->reader->name, LAB_ABI);
 	for (int i = 1; i < argc; i++) {
 		const char *opt = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -357,25 +340,25 @@ int main(int argc, char **argv)
 		if (!v)
 			return usage_error(L, "%s needs a value", opt);
 		if (!strcmp(opt, "--step")) {
-			if (parse_num(v, 0, 99, &L->step) < 0)
+			if (result_parse_num(v, 0, 99, &L->res.step) < 0)
 				return usage_error(L, "--step %s: not a step number (0-99)", v);
-			L->res.step = L->step;
+			have_step = 1;
 		} else if (!strcmp(opt, "--dir")) {
 			if (v[0] != '/' || strlen(v) >= sizeof(L->dir) - 8)
 				return usage_error(L, "--dir %s: must be absolute and short", v);
 			dir = v;
 		} else if (!strcmp(opt, "--timeout-ms")) {
-			if (parse_num(v, 1, 60000, &L->timeout_ms) < 0)
+			if (result_parse_num(v, 1, 60000, &L->timeout_ms) < 0)
 				return usage_error(L, "--timeout-ms %s: not 1..60000", v);
 		} else if (!strcmp(opt, "--watchdog-s")) {
-			if (parse_num(v, 1, 3600, &watchdog_s) < 0)
+			if (result_parse_num(v, 1, 3600, &watchdog_s) < 0)
 				return usage_error(L, "--watchdog-s %s: not 1..3600", v);
 		} else {
 			comm_set = v;	/* --comm: step 3 cares what the kernel calls us */
 		}
 		i++;
 	}
-	if (L->step < 0)
+	if (!have_step)
 		return usage_error(L, "%s", "--step is required");
 	if (!watchdog_s)
 		watchdog_s = L->timeout_ms * 5 / 1000 + 1;
@@ -403,17 +386,10 @@ int main(int argc, char **argv)
 	L->daemon_pid = getpid();
 	rc = setup(L) < 0 ? -1 : serve(L);
 	if (watchdog_fired || stop_signal) {
-		/* whatever serve() saw last was cut short by us: say so */
-		char why[RESULT_DETAIL_MAX];
-
-		snprintf(why, sizeof(why), "%s", L->res.detail);
-		L->res.detail[0] = '\0';
 		if (watchdog_fired)
-			lab_error(L, "watchdog", "watchdog after %d s: %s", watchdog_s,
-				  why[0] ? why : "serving");
+			lab_cut_short(L, "watchdog", "watchdog after %d s", watchdog_s);
 		else
-			lab_error(L, "signal", "stopped by signal %d: %s", (int)stop_signal,
-				  why[0] ? why : "serving");
+			lab_cut_short(L, "signal", "stopped by signal %d", (int)stop_signal);
 		rc = -1;
 	}
 	lab_cleanup(L);

@@ -56,7 +56,6 @@ struct lab {
 	const struct lab_ops *ops;
 	const char *prog;
 	const struct reader *reader;
-	int step;
 	int timeout_ms;
 	char dir[256];
 	char sub[NKEYS][264];		/* dir/a, dir/b */
@@ -104,7 +103,11 @@ void lab_broken(struct lab *L, const char *cause, const struct pkt_sizes *sz,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void lab_error(struct lab *L, const char *cause, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-int lab_failed(const struct lab *L);
+/* The run was cut short by the daemon's own watchdog or a stop signal:
+ * that is the RESULT, an error with no sizes, whatever serve() met on the
+ * way out (its words follow, after a colon). */
+void lab_cut_short(struct lab *L, const char *cause, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Always, after serving: CATATONIC, reap every child, unmount, close. */
 void lab_cleanup(struct lab *L);

@@ -63,7 +63,7 @@ if [ "$name" != automount ] && [ ! -e "$R/usr/sbin/$name" ]; then
 	cp "$R/usr/sbin/automount" "$R/usr/sbin/.$name.$ci" && mv -f "$R/usr/sbin/.$name.$ci" "$R/usr/sbin/$name"
 fi
 pre=
-[ "$reader" = debian-automount-2.6 ] && pre=/lab/uname26
+[ "$reader" = debian-automount-2.6 ] && pre=/lab/x86_64/uname26
 
 echo "\$ ${pre:+uname26 }chroot /debian/$arch /usr/sbin/$name -f -d -v -t 1 /etc/auto.master.lab   # Debian's autofs 5.1.8, $abi"
 echo "    uname as it sees it: $($pre uname -r)"

@@ -11,6 +11,11 @@
 
 #include "daemon.h"
 
+static int lab_failed(const struct lab *L)
+{
+	return L->res.detail[0] != '\0';
+}
+
 static void vfail(struct lab *L, const char *verdict, const char *cause,
 		  const struct pkt_sizes *sz, const char *fmt, va_list ap)
 {
@@ -45,9 +50,17 @@ void lab_error(struct lab *L, const char *cause, const char *fmt, ...)
 	va_end(ap);
 }
 
-int lab_failed(const struct lab *L)
+void lab_cut_short(struct lab *L, const char *cause, const char *fmt, ...)
 {
-	return L->res.detail[0] != '\0';
+	char why[RESULT_DETAIL_MAX], what[RESULT_DETAIL_MAX];
+	va_list ap;
+
+	snprintf(why, sizeof(why), "%s", lab_failed(L) ? L->res.detail : "serving");
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	result_init(&L->res, L->res.step, L->res.reader, L->res.abi);
+	lab_error(L, cause, "%s: %s", what, why);
 }
 
 /* Always: wake blocked clients, reap every child, leave nothing mounted. */

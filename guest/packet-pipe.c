@@ -96,31 +96,24 @@ int main(int argc, char **argv)
 {
 	struct trial plain = { .name = "ordinary" }, direct = { .name = "O_DIRECT" };
 	struct lab_result r;
-	char *end;
-	long step = -1;
 
 	result_init(&r, 0, "packet-pipe", LAB_ABI);
-	if (argc == 3 && !strcmp(argv[1], "--step")) {
-		errno = 0;
-		step = strtol(argv[2], &end, 10);
-		if (errno || *end || end == argv[2] || step < 0 || step > 99)
-			step = -1;
-	}
-	if (step < 0) {
-		fprintf(stderr, "usage: packet-pipe --step N   (N: the lab step, 0-99)\n");
-		r.cause = "usage";
-		snprintf(r.detail, sizeof(r.detail), "usage: packet-pipe --step N");
+	if (result_step_arg(argc, argv, &r) < 0)
 		return result_print(&r);
-	}
-	r.step = (int)step;
 	r.packets = 2;
 	r.want = SHORT;
 
 	/* the control: every kernel's ordinary pipe is a byte stream */
-	if (trial(&plain, 0) < 0 || !stream(&plain)) {
+	if (trial(&plain, 0) < 0) {
+		r.cause = "control";
+		snprintf(r.detail, sizeof(r.detail), "the ordinary pipe failed: %s",
+			 strerror(errno));
+		return result_print(&r);
+	}
+	if (!stream(&plain)) {
 		r.cause = "control";
 		snprintf(r.detail, sizeof(r.detail), "the ordinary pipe is not a byte stream: "
-			 "reads returned %zd and %zd (%s)", plain.n1, plain.n2, strerror(errno));
+			 "reads returned %zd and %zd", plain.n1, plain.n2);
 		return result_print(&r);
 	}
 	if (trial(&direct, O_DIRECT) < 0) {

@@ -1,6 +1,8 @@
 /* The RESULT line: one writer for every guest program. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 
@@ -60,7 +62,33 @@ int result_format(char *buf, size_t len, const struct lab_result *r)
 			r->step, reader, abi, c, verdict, cause, r->packets, q, w, g, d);
 }
 
-int result_exit_status(const char *verdict)
+int result_parse_num(const char *s, long lo, long hi, int *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+int result_step_arg(int argc, char **argv, struct lab_result *r)
+{
+	if (argc == 3 && !strcmp(argv[1], "--step") &&
+	    result_parse_num(argv[2], 0, 99, &r->step) == 0)
+		return 0;
+	fprintf(stderr, "usage: %s --step N   (N: the lab step, 0-99)\n", r->reader);
+	r->cause = "usage";
+	snprintf(r->detail, sizeof(r->detail), "usage: %s --step N", r->reader);
+	return -1;
+}
+
+static int result_exit_status(const char *verdict)
 {
 	if (!strcmp(verdict, "error"))
 		return 2;

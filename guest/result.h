@@ -1,7 +1,7 @@
 /* The one RESULT line every guest program ends with.  Its format is
  * documented in guest/README.md, written only by result_format() and, for
- * programs that never got to print one, by result_line() in init.sh; the
- * host parses it in one place (steps/lib/results.py). */
+ * programs that never got to print one, by result_line() in result.sh; the
+ * host parses it in one place (scripts/results.py). */
 #ifndef LAB_RESULT_H
 #define LAB_RESULT_H
 
@@ -14,7 +14,7 @@
 struct lab_result {
 	int step;
 	const char *reader;	/* the program: systemd-style, packet-pipe, ... */
-	const char *abi;	/* i386, x86_64 */
+	const char *abi;	/* i386, x86_64, x32 */
 	const char *verdict;	/* ok broken error, or a demo's own word */
 	const char *cause;	/* what was observed: none leftover stall ... */
 	int packets;		/* packets read (or attempted) */
@@ -36,7 +36,11 @@ int result_format(char *buf, size_t len, const struct lab_result *r);
  * goes with the verdict: 0 ok (or a demo's finding), 1 broken, 2 error. */
 int result_print(const struct lab_result *r);
 
-/* The exit status for a verdict word (see result_print). */
-int result_exit_status(const char *verdict);
+/* A whole decimal number in [lo, hi] into *out: 0, or -1. */
+int result_parse_num(const char *s, long lo, long hi, int *out);
+
+/* The demos' command line, "--step N": 0 with r->step set, or -1 with
+ * the usage on stderr and r a usage error, ready to print. */
+int result_step_arg(int argc, char **argv, struct lab_result *r);
 
 #endif

@@ -30,7 +30,7 @@ say "bench on $(nproc) cores, $(free -g | awk '/^Mem/ { print $2 }') GiB; full l
 first=$(first_step)
 # the same CC for every build, or kbuild would rebuild everything
 kmake=(make -C "$KSRC" O="$bench/kbuild" -j"$JOBS" CC="ccache gcc")
-git -C "$KSRC" checkout -q "$(step_branch "$first")"
+git -C "$KSRC" checkout -q "$first"
 cp "$KOUT/.config" "$bench/config"
 mkdir -p "$bench/kbuild"
 cp "$bench/config" "$bench/kbuild/.config"
@@ -39,7 +39,7 @@ CCACHE_DISABLE=1 measure cold "${kmake[@]}" bzImage
 row "cold kernel build, step $first (no ccache)" "${SECS} s, peak RSS ${MIB} MiB"
 for s in $(step_slugs); do
 	[ "$s" = "$first" ] && continue
-	git -C "$KSRC" checkout -q "$(step_branch "$s")"
+	git -C "$KSRC" checkout -q "$s"
 	measure "incr-$s" "${kmake[@]}" bzImage
 	row "incremental kernel build, step $s" "${SECS} s, peak RSS ${MIB} MiB"
 done

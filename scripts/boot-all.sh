@@ -2,7 +2,7 @@
 # Boot steps one after the other and check each guest's RESULT lines
 # against the step's expected file: one "ok"/"not ok" line per check.
 #   boot-all.sh [STEP...]    (default: every step)
-# Used by make test (one of its two queues) and by make soak.
+# Used by make test (one of its two queues).
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 lab_lock exclusive

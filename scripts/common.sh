@@ -60,11 +60,9 @@ step_slugs() {
 
 step_number() { echo $((10#${1%%-*})); }
 step_dir() { echo "$LAB_ROOT/steps/$1"; }
-step_branch() { echo "$1"; }
 # LAB_STEP_OUT puts a step's output elsewhere (scripts/check-tree.sh)
 step_out() { echo "${LAB_STEP_OUT:-$BUILD_DIR/steps/$1}"; }
 first_step() { step_slugs | head -n 1; }
-last_step() { step_slugs | tail -n 1; }
 
 # A line of the step's step.conf ("key: value"), or nothing.
 step_conf() { # slug key

@@ -233,8 +233,8 @@ info "$(wc -l <"$MANIFEST") .debs, $(cat "$DEBS"/*.deb | wc -c) bytes; closure: 
 # The initramfs part: /debian/ARCH with the closure (and the symlinks on
 # the way to it), busybox for automount's /bin/mount and /bin/umount, and
 # the lab's maps. gen_init_cpio writes it, lz4 -l (the kernel's legacy
-# lz4 format) compresses it: unpacked it would not fit in the guest's
-# 256 MB next to itself.
+# lz4 format) compresses it: the guest's memory (-m in boot.sh) holds
+# the archive and all it unpacks to at once.
 gen=$KOUT/usr/gen_init_cpio
 [ -x "$gen" ] || die "$gen missing: build a kernel first"
 declare -A DIRS

@@ -55,7 +55,6 @@ list=$out/initramfs.list
 	echo "file /init $LAB_ROOT/guest/init.sh 0755 0 0"
 	echo "file /lab/result.sh $LAB_ROOT/guest/result.sh 0644 0 0"
 	echo "file /lab/debian-run.sh $LAB_ROOT/guest/debian-run.sh 0755 0 0"
-	echo "file /lab/uname26 $out/guest/x86_64/uname26 0755 0 0"
 	echo "file /lab/programs $out/programs 0644 0 0"
 	for abi in $ABIS; do
 		echo "dir /lab/$abi 0755 0 0"

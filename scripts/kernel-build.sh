@@ -89,7 +89,7 @@ build_into() { # label out-dir
 
 build_step() {
 	local s=$1 branch out key
-	branch=$(step_branch "$s")
+	branch=$s
 	out=$(step_out "$s")
 	key="$(git -C "$KSRC" rev-parse "$branch^{tree}") $(files_key "$KERNEL_FRAGMENT")"
 	key="$key $(files_key "$LAB_ROOT/gdb-scripts/lab/constants.py.in")"

@@ -43,7 +43,7 @@ fi
 # or patches changed.
 parent=baseline
 for s in $(step_slugs); do
-	branch=$(step_branch "$s")
+	branch=$s
 	dir=$(step_dir "$s")
 	patches=()
 	shopt -s nullglob

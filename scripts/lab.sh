@@ -27,7 +27,7 @@ build() { # slugs (all when none)
 run_step() {
 	local s=$1 out
 	out=$(step_out "$s")
-	say "step $(step_number "$s"), $(step_title "$s"): booting branch $(step_branch "$s") in QEMU ($( [ "${LAB_KVM:-0}" = 1 ] && echo KVM || echo TCG))"
+	say "step $(step_number "$s"), $(step_title "$s"): booting branch $s in QEMU ($( [ "${LAB_KVM:-0}" = 1 ] && echo KVM || echo TCG))"
 	"$lib/boot.sh" demo "$s"
 	info "guest finished in $(cat "$out/boot-seconds") s; transcript: ${out#"$LAB_ROOT"/}/transcript.txt"
 }

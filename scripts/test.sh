@@ -65,7 +65,7 @@ for s in $(step_slugs); do
 	read -r -a paths <<<"$(step_conf "$s" pristine)"
 	[ ${#paths[@]} -gt 0 ] || continue
 	t "after step $s, ${paths[*]} equal the pristine source" \
-		git -C "$KSRC" diff --exit-code baseline "$(step_branch "$s")" -- "${paths[@]}"
+		git -C "$KSRC" diff --exit-code baseline "$s" -- "${paths[@]}"
 done
 
 say "inventory, sources and authorship (steps/README.md, docs/sources.yml)"

@@ -7,39 +7,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "packet.h"
 #include "kselftest_harness.h"
+#include "lab-test.h"
 
-#define NATIVE sizeof(struct autofs_v5_packet)
-#define WIDE 304	/* what a 64-bit kernel writes */
-#define COMPAT 300	/* what the 2012 compat hack wrote */
 #define TMO 150		/* ms: short, the tests must be quick */
-#define DEV 0x2a
-#define INO 1ULL
 
 /* Room for two packets the way a 64-bit kernel lays them out. */
 union pkt_buf {
 	struct autofs_v5_packet p;
 	unsigned char b[2 * WIDE];
 };
-
-static void fill_pkt(struct autofs_v5_packet *p, int type, autofs_wqt_t token,
-		     const char *name, unsigned int pid)
-{
-	memset(p, 0, sizeof(*p));
-	p->hdr.proto_version = 5;
-	p->hdr.type = type;
-	p->wait_queue_token = token;
-	p->dev = DEV;
-	p->ino = INO;
-	p->pid = p->tgid = pid;
-	p->len = (unsigned int)strlen(name);
-	strcpy(p->name, name);
-}
 
 /* A packet as the kernel builds it, in a buffer of wide size (tail zero). */
 static void make_pkt(unsigned char *buf, int type, autofs_wqt_t token,
@@ -73,11 +54,6 @@ static int feed(int *wfd, const void *data, size_t n)
 /* The harness compares typed copies: same signedness on both sides. */
 #define EXPECT_STATUS(want, rr) EXPECT_EQ((int)(want), (int)(rr).status)
 
-/* haystack holds needle; both shown if not */
-#define EXPECT_HAS(haystack, needle)					\
-	EXPECT_TRUE(strstr((haystack), (needle)) != NULL)		\
-		TH_LOG("'%s' does not say '%s'", (haystack), (needle))
-
 static const char *const key_a[] = { "a" };
 static const char *const keys_ab[] = { "a", "b" };
 
@@ -87,13 +63,6 @@ static struct pkt_expect lookup_a(unsigned int pid)
 		.type = autofs_ptype_missing_indirect, .names = key_a, .n_names = 1,
 		.pid = pid, .dev = DEV, .ino = INO,
 	};
-}
-
-static int host_is_x86_64(void)
-{
-	struct utsname un;
-
-	return uname(&un) == 0 && !strcmp(un.machine, "x86_64");
 }
 
 TEST(sizeof_matches_abi)

@@ -15,19 +15,14 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "daemon.h"
 #include "kselftest_harness.h"
+#include "lab-test.h"
 
-#define NATIVE sizeof(struct autofs_v5_packet)
-#define WIDE 304	/* what a 64-bit kernel writes */
-#define COMPAT 300	/* what the 2012 compat hack wrote */
 #define TMO 1000	/* ms: a forked child must exit well within it */
-#define DEV 0x2a
-#define INO 1ULL
 #define FIRST_TOKEN 41	/* unlike any request number */
 
 /* A child waiting for the daemon's answer. */
@@ -89,7 +84,8 @@ static const char *name_of(struct fake *f, const char *path)
 	return k < 0 ? path : lab_keys[k];
 }
 
-/* A packet for key k on behalf of pid, as autofs_notify_daemon() fills it. */
+/* A packet for key k on behalf of pid, as autofs_notify_daemon() fills it
+ * (the fixture mounts the fake /auto as DEV and INO). */
 static void fake_send(struct fake *f, int type, autofs_wqt_t token, int k, pid_t pid)
 {
 	union {
@@ -98,14 +94,7 @@ static void fake_send(struct fake *f, int type, autofs_wqt_t token, int k, pid_t
 	} u;
 
 	memset(&u, 0, sizeof(u));
-	u.p.hdr.proto_version = 5;
-	u.p.hdr.type = type;
-	u.p.wait_queue_token = token;
-	u.p.dev = f->lab.root_dev;
-	u.p.ino = f->lab.root_ino;
-	u.p.pid = u.p.tgid = (unsigned int)pid;
-	u.p.len = (unsigned int)strlen(lab_keys[k]);
-	strcpy(u.p.name, lab_keys[k]);
+	fill_pkt(&u.p, type, token, lab_keys[k], (unsigned int)pid);
 	if (write(f->pipe_w, u.b, f->pkt_size) != (ssize_t)f->pkt_size)
 		note(f, "(write failed)");
 }
@@ -323,22 +312,10 @@ static const struct lab_ops fake_ops = {
 	.spawn_expirer = fake_spawn_expirer,
 };
 
-static int host_is_x86_64(void)
-{
-	struct utsname un;
-
-	return uname(&un) == 0 && !strcmp(un.machine, "x86_64");
-}
-
 static int fd_open(int fd)
 {
 	return fcntl(fd, F_GETFD) >= 0 || errno != EBADF;
 }
-
-/* haystack holds needle; both shown if not */
-#define EXPECT_HAS(haystack, needle)					\
-	EXPECT_TRUE(strstr((haystack), (needle)) != NULL)		\
-		TH_LOG("'%s' does not say '%s'", (haystack), (needle))
 
 FIXTURE(serve) {
 	struct fake f;
@@ -447,7 +424,6 @@ FIXTURE_SETUP(serve)
 	L->ops = &fake_ops;
 	L->prog = "test-serve";
 	L->reader = variant->reader;
-	L->step = 1;
 	L->timeout_ms = TMO;
 	snprintf(L->dir, sizeof(L->dir), "/lab-fake/auto");
 	for (int k = 0; k < NKEYS; k++)
@@ -455,7 +431,7 @@ FIXTURE_SETUP(serve)
 	L->root_dev = DEV;
 	L->root_ino = INO;
 	L->daemon_pid = getpid();
-	result_init(&L->res, L->step, L->reader->name, LAB_ABI);
+	result_init(&L->res, 1, L->reader->name, LAB_ABI);
 	L->pipe_r = L->pipe_w = L->ioctl_fd = -1;
 	f->pipe_w = -1;
 

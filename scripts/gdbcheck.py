@@ -4,7 +4,7 @@
     gdbcheck.py --label LABEL CHECKS GDB_LOG TRANSCRIPT
 
 The script prints records "LAB-VALUE name=value" (lab-value in
-gdb-scripts/lab.py). CHECKS has one line per value that must be so:
+gdb-scripts/lab/checks.py). CHECKS has one line per value that must be so:
 
     name   expected
 
@@ -21,7 +21,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from results import requesters  # noqa: E402  (steps/lib/results.py)
+from results import requesters  # noqa: E402  (scripts/results.py)
 
 RE_VALUE = re.compile(r"^LAB-VALUE ([a-z][a-z0-9_]*)=(.*)$")
 

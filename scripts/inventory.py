@@ -155,7 +155,8 @@ def known_id(hexid, entries):
 
 
 def sources_checks(entries, build):
-    for p, t in texts():
+    all_texts = list(texts())
+    for p, t in all_texts:
         ids = sorted({m.group(1) for m in HEXID.finditer(t)
                       if re.search(r"[a-f]", m.group(1)) and re.search(r"[0-9]", m.group(1))})
         unknown = [i for i in ids if not known_id(i, entries)]
@@ -169,7 +170,7 @@ def sources_checks(entries, build):
                 months.add((m.group(2), m.group(3)))
             for m in MONTH.finditer(str(e.get(field, ""))):
                 months.add((m.group(1), m.group(2)))
-    pages = [(p, t) for p, t in texts() if p.endswith(".md")]
+    pages = [(p, t) for p, t in all_texts if p.endswith(".md")]
     for p, t in pages:
         bad = sorted({m.group(0) for m in DAY.finditer(t)
                       if (int(m.group(1)), m.group(2), m.group(3)) not in days})
@@ -180,11 +181,10 @@ def sources_checks(entries, build):
     by_sha = {e["sha"]: e for e in entries if e.get("sha")}
     patch_meta = {}
     pdir = os.path.join(ROOT, "kernel-patches")
-    for n in sorted(os.listdir(pdir)):
-        if not n.endswith(".patch"):
+    for p, t in all_texts:
+        if os.path.dirname(p) != pdir or not p.endswith(".patch"):
             continue
-        with open(os.path.join(pdir, n), encoding="utf-8") as f:
-            t = f.read()
+        n = os.path.basename(p)
         head, _, body = t.partition("\n\n")
         head = head.replace("\n ", " ")
         frm = re.search(r"^From: (.*)$", head, re.M).group(1)

@@ -1,5 +1,6 @@
 """The lab's own descriptions, read in one place: the steps (steps/NN-name/
-step.conf, expected) and the sources list (docs/sources.yml). Used by the
+step.conf) and the sources list (docs/sources.yml); a step's expected
+file is scripts/results.py's to read. Used by the
 site generator (site.py) and by the inventory checks (scripts/inventory.py).
 Needs PyYAML (Debian's python3-yaml, which mkdocs depends on too)."""
 
@@ -30,28 +31,16 @@ class Step:
         self.title = self.conf.get("title", "")
         self.history = self.conf.get("history", "").split()
 
-    def expected(self):
-        """[(program, abi, name, verdict, cause)] of the step's expected file."""
-        rows = []
-        path = os.path.join(self.dir, "expected")
-        if os.path.isfile(path):
-            with open(path, encoding="utf-8") as f:
-                for line in f:
-                    w = line.split("#", 1)[0].split()
-                    if len(w) >= 5:
-                        rows.append(tuple(w[:5]))
-        return rows
+
+def steps():
+    names = sorted(n for n in os.listdir(os.path.join(ROOT, "steps")) if STEP_DIR.match(n)
+                   and os.path.isdir(os.path.join(ROOT, "steps", n)))
+    return [Step(ROOT, n) for n in names]
 
 
-def steps(root=ROOT):
-    names = sorted(n for n in os.listdir(os.path.join(root, "steps")) if STEP_DIR.match(n)
-                   and os.path.isdir(os.path.join(root, "steps", n)))
-    return [Step(root, n) for n in names]
-
-
-def sources(root=ROOT):
+def sources():
     """The entries of docs/sources.yml, in order, as dicts."""
-    with open(os.path.join(root, "docs", "sources.yml"), encoding="utf-8") as f:
+    with open(os.path.join(ROOT, "docs", "sources.yml"), encoding="utf-8") as f:
         return yaml.safe_load(f)
 
 

@@ -238,6 +238,16 @@ def same_layout(a, b):
             % (b["abi"], a["abi"], b["elf"], a["elf"], "\n".join(diff)))
 
 
+def colours(r):
+    """(fill, stroke) of a member or padding row: padding red, ino, whose
+    alignment makes the padding, apart from the other fields."""
+    if r["kind"] != "field":
+        return COL_PAD, COL_PAD_STROKE
+    if r["name"] == "ino":
+        return COL_INO, COL_INO_STROKE
+    return COL_FIELD, COL_STROKE
+
+
 def draw(layouts, aligns):
     W = 760
     svg = Svg(W, "layout", text_size=14, rx=3)
@@ -309,12 +319,7 @@ def draw(layouts, aligns):
                 svg.text(x + BW / 2, mid + 4.5, note, size=fit(note, 12.5, BW - 20),
                          anchor="middle", fill="#666", italic=True)
                 continue
-            if c["kind"] != "field":
-                fill, stroke = COL_PAD, COL_PAD_STROKE
-            elif c["name"] == "ino":
-                fill, stroke = COL_INO, COL_INO_STROKE
-            else:
-                fill, stroke = COL_FIELD, COL_STROKE
+            fill, stroke = colours(c)
             svg.rect(x, y, BW, h, fill, stroke, sw=2 if c["kind"] != "field" else 1.2)
             size = "%d B" % c["size"]
             bold = "bold" if c["kind"] != "field" else "normal"
@@ -356,12 +361,7 @@ def draw(layouts, aligns):
     for L in layouts:
         svg.text(LX, y + 17, L["abi"], size=13, mono=True)
         for r in L["rows"]:
-            if r["kind"] != "field":
-                fill, stroke = COL_PAD, COL_PAD_STROKE
-            elif r["name"] == "ino":
-                fill, stroke = COL_INO, COL_INO_STROKE
-            else:
-                fill, stroke = COL_FIELD, COL_STROKE
+            fill, stroke = colours(r)
             svg.rect(x0 + r["offset"] * scale, y, r["size"] * scale, 24, fill, stroke,
                      sw=0.8, rx=0)
             if r["name"] == "name":

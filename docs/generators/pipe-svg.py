@@ -57,7 +57,9 @@ def need(r, what, path, **want):
 
 def packet_numbers(path):
     """packet-pipe on a packet pipe step: one write queued w1, read 1 asked
-    for r1 and got got1; verdict packetized means read 2 got all of write 2."""
+    for r1 and got got1. The program writes twice the same and reads the
+    second write whole, and verdict packetized says it got all of it: so
+    w2, r2 and got2 are w1."""
     r = runs(path).get(("packet-pipe", "x86_64"))
     need(r, "packet-pipe", path, verdict="packetized")
     w, r1, got1 = r.size("queued"), r.size("want"), r.size("got")
@@ -93,8 +95,8 @@ def draw(p, s, packet_src, stream_src, stream_steps):
     X0 = 178
     SEG_MIN = 16                      # a 4-byte slice is drawn this wide
     tail = p["w1"] - p["r1"]
-    if tail <= 0 or p["w1"] != p["w2"] or p["r2"] != p["w2"]:
-        die("expected two equal writes, a short read and a full read; got %r" % p)
+    if tail <= 0:
+        die("expected a first read shorter than the write; got %r" % p)
     GAP = 18                          # between the two buffers of a packet pipe
     per_byte = (W - X0 - 22 - GAP - 2 * SEG_MIN) / (p["w1"] + p["w2"] - 2 * tail)
 

@@ -16,8 +16,11 @@ Called by scripts/docs.sh."""
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 from labdata import ROOT, short_date, sources, steps, who  # noqa: E402
+from results import parse_expected  # noqa: E402
 
 # The pages besides the steps, in nav order; a page that does not exist
 # (yet) is left out. The steps go after "Home".
@@ -68,7 +71,8 @@ def steps_table(out, by_id):
         for i in s.history:
             e = by_id[i]
             hist.append("%s, %s, %s" % (who(e), short_date(e), source_link(e, "")))
-        exp = {(r[0], r[1], r[2]): "%s (%s)" % (r[3], r[4]) for r in s.expected()}
+        exp = {r.key(): "%s (%s)" % (r.verdict, r.cause)
+               for r in parse_expected(os.path.join(s.dir, "expected"))}
         rows.append("| [%d. %s](steps/%s.md) | %s | %s | %s | %s |" % (
             s.number, s.title, s.slug, s.conf.get("kernel", ""), "; ".join(hist),
             exp.get(("systemd-style", "i386", "systemd-style"), "·"),

@@ -18,7 +18,7 @@ def i386_program(prog):
     return path
 
 
-def in_i386(prog, command, to_string=False):
+def in_i386(prog, command):
     """Run a gdb command with an i386 guest program of this step loaded as
     a second inferior, so that the kernel's symbols stay as they are."""
     path = i386_program(prog)
@@ -27,7 +27,7 @@ def in_i386(prog, command, to_string=False):
     other = max(i.num for i in gdb.inferiors())
     try:
         gdb.execute("inferior %d" % other, to_string=True)
-        return gdb.execute(command, to_string=to_string)
+        gdb.execute(command)
     finally:
         gdb.execute("inferior %d" % kernel, to_string=True)
         gdb.execute("remove-inferiors %d" % other, to_string=True)

@@ -175,8 +175,6 @@ def cmd_plan(ctx):
     lines = [job_line(ctx, abi, h) for abi in ABIS for h in hdrs   # ABI-major: gcc batches
              if not ctx.valid(jobkey(abi, h), abi)]
     write_jobs(os.path.join(ctx.cache, "jobs.txt"), lines)
-    with open(os.path.join(ctx.cache, "headers.txt"), "w") as f:
-        f.write("\n".join(hdrs) + "\n")
     print(f"{len(hdrs)} headers x {len(ABIS)} ABIs: {len(lines)} to compile, "
           f"{len(hdrs) * len(ABIS) - len(lines)} cached")
 
@@ -598,7 +596,7 @@ def annotate(ctx, flagged, texts):
                     notes.append(f"compat_ioctl = compat_ptr_ioctl only, no layout fix ({fn})")
                 else:
                     notes.append(f"compat_ioctl handler in a file that uses it ({fn}:{ioc[0][0]})")
-        packed = definition_annotation(texts.get(t["decl"], ""), t["line"])
+        packed = t["packing"]
         if packed:
             notes.append(f"{packed} annotation in {t['decl']}")
         t["uses"] = sorted(uses)
@@ -720,8 +718,9 @@ def cmd_analyze(ctx):
     ctx.ingest(os.path.join(ctx.cache, "jobs2.txt"))
     ctx.save_index()
     hdrs = ctx.headers()
+    hset = set(hdrs)
     relevant = {k: v for k, v in ctx.index.items()
-                if v.get("hdr") in set(hdrs) or k.startswith("probe:")}
+                if v.get("hdr") in hset or k.startswith("probe:")}
     rkey = sha(json.dumps([relevant, SELF_HASH, ksrc_key(ctx.ksrc), ctx.only or ""], sort_keys=True))
     rpath = os.path.join(ctx.cache, "result.json")
     outputs = ["report.txt", "report.tsv", "all-types.tsv", "failed.txt", "where-else-table.md",

@@ -65,7 +65,9 @@ fi
 pre=
 [ "$reader" = debian-automount-2.6 ] && pre=/lab/x86_64/uname26
 
-echo "\$ ${pre:+uname26 }chroot /debian/$arch /usr/sbin/$name -f -d -v -t 1 /etc/auto.master.lab   # Debian's autofs 5.1.8, $abi"
+# the version as the binary itself reports it
+ver=$(chroot "$R" /usr/sbin/automount -V 2>&1 | sed -n 's/.*automount version \([^ ]*\).*/\1/p' | head -n 1)
+echo "\$ ${pre:+uname26 }chroot /debian/$arch /usr/sbin/$name -f -d -v -t 1 /etc/auto.master.lab   # Debian's autofs ${ver:-(automount -V said no version)}, $abi"
 echo "    uname as it sees it: $($pre uname -r)"
 # its own session: the kernel must not take our clients for the daemon;
 # in the foreground (-f) automount logs to stderr

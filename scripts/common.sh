@@ -28,6 +28,16 @@ claim_build_dir() {
 Use a new or empty directory."
 		fi
 	fi
+	# made by another user (make as root, then as yourself): it cannot be
+	# written, so say so before anything fails inside it
+	local other
+	if [ "$(id -u)" -ne 0 ] &&
+		other=$(find "$BUILD_DIR" -maxdepth 2 ! -user "$(id -u)" -print -quit 2>/dev/null) && [ -n "$other" ]; then
+		die "$BUILD_DIR has files of the user $(stat -c %U "$other") (for one, $other): a lab command ran there as that user (as root?).
+Make them yours and run this again:
+  sudo chown -R $(id -un): $BUILD_DIR
+(or remove them: sudo rm -rf $BUILD_DIR)"
+	fi
 	[ -f "$BUILD_DIR/$BUILD_MARK" ] ||
 		printf 'made by the autofs ABI lab in %s; make clean may remove it\n' "$LAB_ROOT" \
 			>"$BUILD_DIR/$BUILD_MARK"
@@ -39,7 +49,6 @@ KSRC=$BUILD_DIR/linux          # the kernel tree, a git repo with one branch per
 # shellcheck disable=SC2034
 KOUT=$BUILD_DIR/kbuild         # one out-of-tree build dir shared by all steps
 LOGS=$BUILD_DIR/logs
-LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 # shellcheck disable=SC2034
 KERNEL_FRAGMENT=$LAB_ROOT/kernel-patches/lab.config
 JOBS=${JOBS:-$(nproc)}
@@ -131,13 +140,25 @@ lab_lock() { # exclusive|shared
 # with its whole group when this script ends, is interrupted or is
 # terminated, so that nothing is left running. wait_child bounds it.
 LAB_CHILDREN=()
+# Is a process of the group still running? A zombie is not: the
+# orphans of a dead group wait as zombies until PID 1 reaps them, which
+# may take a while, and kill -0 would count them.
+group_live() { # pgid
+	pgrep -g "$1" -r R,S,D,T,t,W,I,P >/dev/null
+}
+# SIGTERM to the group, SIGKILL 2 s later to whatever still runs. The
+# signal that ended it is left in STOP_SIGNAL (none: it was gone).
 stop_group() { # pgid
+	STOP_SIGNAL=none
 	kill -TERM -- "-$1" 2>/dev/null || return 0
-	local _
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		kill -0 -- "-$1" 2>/dev/null || return 0
-		sleep 0.2
+	STOP_SIGNAL=TERM
+	local end=$((${EPOCHREALTIME//[!0-9]/} + 2000000)) # 2 s, in microseconds
+	while [ "${EPOCHREALTIME//[!0-9]/}" -lt "$end" ]; do
+		group_live "$1" || return 0
+		sleep 0.05
 	done
+	# shellcheck disable=SC2034 # read by the callers that care
+	STOP_SIGNAL=KILL
 	kill -KILL -- "-$1" 2>/dev/null || true
 }
 lab_cleanup() {
@@ -173,14 +194,21 @@ start_child() { # command...   (its pid, which is its process group, in CHILD_PI
 }
 
 # Wait for a child for at most $2 seconds; its exit status, 124 if the
-# limit stopped it (then its whole group is gone too).
-wait_child() { # pid seconds
+# limit stopped it (then its whole group is gone too), 125 if a line
+# matching $4 appeared in the file $3 (a failure the child reports but
+# does not die of), which stops it too.
+wait_child() { # pid seconds [file pattern]
 	local pid=$1 end rc=0 g rest=()
 	end=$((SECONDS + $(child_limit "$2")))
 	while kill -0 "$pid" 2>/dev/null; do
 		if [ "$SECONDS" -ge "$end" ]; then
 			stop_group "$pid"
 			rc=124
+			break
+		fi
+		if [ -n "${4:-}" ] && grep -q -e "$4" "$3" 2>/dev/null; then
+			stop_group "$pid"
+			rc=125
 			break
 		fi
 		sleep 0.2
@@ -191,7 +219,7 @@ wait_child() { # pid seconds
 		wait "$pid" 2>/dev/null || true
 	fi
 	# the group may have outlived its leader
-	kill -0 -- "-$pid" 2>/dev/null && stop_group "$pid"
+	group_live "$pid" && stop_group "$pid"
 	for g in "${LAB_CHILDREN[@]}"; do [ "$g" = "$pid" ] || rest+=("$g"); done
 	LAB_CHILDREN=("${rest[@]}")
 	return "$rc"
@@ -243,7 +271,11 @@ files_key() {
 	cat "$@" | sha256sum | cut -c1-16
 }
 
-# The Debian package version of the kernel source we build from.
+# The kernel source we build from (scripts/linux-source.sh records it):
+# its Debian package version, and its tarball.
 linux_source_version() {
-	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown
+	sed -n 's/^version: //p' "$BUILD_DIR/linux-source.txt" 2>/dev/null | grep . || echo unknown
+}
+linux_source_tarball() {
+	sed -n 's/^tarball: //p' "$BUILD_DIR/linux-source.txt" 2>/dev/null
 }

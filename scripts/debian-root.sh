@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Debian 12's own automount (autofs 5.1.8), amd64 and i386, as shipped:
-# the .debs from the Debian archive and exactly the shared libraries the
-# daemon and the modules the guest uses need, unpacked into a root per
-# ABI, and the part of the initramfs that holds them. Nothing is
-# installed on the host: apt runs in a private root (its own sources,
-# copied from the host's, its own state, APT::Architectures amd64,i386),
-# and the host's dpkg gets no new architecture.
+# the .debs from Debian 12's archive, whatever the host runs, and exactly
+# the shared libraries the daemon and the modules the guest uses need,
+# unpacked into a root per ABI, and the part of the initramfs that holds
+# them. Nothing is installed on the host: apt runs in a private root
+# (scripts/debian-apt.sh: Debian 12's suites, its own state,
+# APT::Architectures amd64,i386), and the host's dpkg gets no new
+# architecture.
 #
 #   build/debian/debs      the .debs and MANIFEST (package, file, sha256):
 #                          the cache; with it complete, a rerun needs no
@@ -22,10 +23,11 @@
 # Usage: debian-root.sh     (called by guest-build.sh; quick when cached)
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
+# shellcheck source=debian-apt.sh
+. "$(dirname "$0")/debian-apt.sh"
 lab_lock exclusive
 
 D=$BUILD_DIR/debian
-APTROOT=$D/aptroot
 DEBS=$D/debs
 MANIFEST=$DEBS/MANIFEST
 OUT=$D/debian.cpio.lz4
@@ -45,71 +47,19 @@ seeds() {
 	done
 }
 
-make_aptroot() {
-	[ -f "$APTROOT/etc/apt/apt.conf" ] && return 0
-	mkdir -p "$APTROOT"/etc/apt/{sources.list.d,apt.conf.d,preferences.d} \
-		"$APTROOT"/var/lib/apt/lists/partial \
-		"$APTROOT"/var/cache/apt/archives/partial "$APTROOT"/var/lib/dpkg
-	: >"$APTROOT/var/lib/dpkg/status" # nothing is installed here
-	[ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$APTROOT/etc/apt/"
-	local f
-	for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] && cp "$f" "$APTROOT/etc/apt/sources.list.d/"
-	done
-	cat >"$APTROOT/etc/apt/apt.conf" <<EOF
-Dir "$APTROOT/";
-Dir::State "$APTROOT/var/lib/apt/";
-Dir::State::status "$APTROOT/var/lib/dpkg/status";
-Dir::Cache "$APTROOT/var/cache/apt/";
-Dir::Etc "$APTROOT/etc/apt/";
-Dir::Etc::Trusted "/etc/apt/trusted.gpg";
-Dir::Etc::TrustedParts "/etc/apt/trusted.gpg.d/";
-APT::Architecture "amd64";
-APT::Architectures "amd64,i386";
-APT::Sandbox::User "root";
-Acquire::Languages "none";
-Acquire::IndexTargets::deb::DEP-11::DefaultEnabled "false";
-Acquire::IndexTargets::deb::DEP-11-icons::DefaultEnabled "false";
-Acquire::IndexTargets::deb::DEP-11-icons-small::DefaultEnabled "false";
-Acquire::Check-Valid-Until "false";
-EOF
-}
-
-apt_() { APT_CONFIG=$APTROOT/etc/apt/apt.conf "$@"; }
-
-update_once() {
-	[ -n "$(ls "$APTROOT/var/lib/apt/lists/"*_Packages 2>/dev/null)" ] && return 0
-	run_logged "apt-get update (private root, build/debian/aptroot)" "$LOGS/debian-apt-update.log" \
-		"$LIMIT_APT" env APT_CONFIG="$APTROOT/etc/apt/apt.conf" \
-		apt-get -q -o Debug::NoLocking=1 update
-}
-
 # pkg:arch -> the .deb in the cache (downloaded when missing)
 deb_of() {
-	local pa=$1 f uri fn size sum
+	local pa=$1 f sum
 	f=$(awk -v p="$pa" '$1 == p { print $2 }' "$MANIFEST.new" 2>/dev/null | head -n 1)
 	if [ -n "$f" ] && [ -f "$DEBS/$f" ]; then
 		echo "$DEBS/$f"
 		return
 	fi
 	[ -z "$OFFLINE" ] || die "offline, and $pa is not in $DEBS"
-	make_aptroot
-	update_once >&2 # our stdout is the .deb's path
-	# the archive's own file name (an epoch becomes %3a) and checksum
-	read -r uri fn size sum < <(apt_ apt-get download --print-uris "$pa" 2>/dev/null) ||
-		die "apt cannot download $pa (see $LOGS/debian-apt-update.log)"
-	: "$uri" "$size"
-	if [ ! -f "$DEBS/$fn" ]; then
-		info "downloading $pa ($fn)" >&2
-		(cd "$DEBS" && apt_ timeout "$LIMIT_APT" apt-get -q download "$pa") \
-			>>"$LOGS/debian-apt-download.log" 2>&1 ||
-			die "apt-get download $pa failed, see $LOGS/debian-apt-download.log"
-		[ -f "$DEBS/$fn" ] || die "apt-get download of $pa gave no $fn"
-	fi
-	[ "SHA256:$(sha256sum "$DEBS/$fn" | cut -d' ' -f1)" = "$sum" ] ||
-		die "$DEBS/$fn: its checksum is not the archive's"
-	echo "$pa $fn $sum" >>"$MANIFEST.new"
-	echo "$DEBS/$fn"
+	f=$(apt_download "$pa" "$DEBS") || exit 1
+	read -r f sum <<<"$f"
+	echo "$pa ${f##*/} $sum" >>"$MANIFEST.new"
+	echo "$f"
 }
 
 declare -A UNPACKED OWNER
@@ -237,34 +187,14 @@ info "$(wc -l <"$MANIFEST") .debs, $(cat "$DEBS"/*.deb | wc -c) bytes; closure: 
 # the archive and all it unpacks to at once.
 gen=$KOUT/usr/gen_init_cpio
 [ -x "$gen" ] || die "$gen missing: build a kernel first"
-declare -A DIRS
-adddir() {
-	local p=$1
-	if [ "$p" = / ] || [ -n "${DIRS[$p]:-}" ]; then return 0; fi
-	adddir "$(dirname "$p")"
-	DIRS[$p]=1
-	echo "dir $p 0755 0 0"
-}
-addrel() { # guest-root host-root relative-path (follows symlinks inside the root)
-	local R=$1 H=$2 f=$3 t
-	adddir "$(dirname "$R/$f")"
-	if [ -L "$H/$f" ]; then
-		t=$(readlink "$H/$f")
-		echo "slink $R/$f $t 0777 0 0"
-		case $t in
-		/*) addrel "$R" "$H" "${t#/}" ;;
-		*) addrel "$R" "$H" "$(realpath -m -s "/$(dirname "$f")/$t" | cut -c2-)" ;;
-		esac
-	else
-		echo "file $R/$f $H/$f $(stat -c %a "$H/$f") 0 0"
-	fi
-}
+# shellcheck source=cpio-list.sh
+. "$LAB_ROOT/scripts/cpio-list.sh"
 list=$D/debian.list
 {
 	links=""
 	for arch in amd64 i386; do
 		R=/debian/$arch H=$D/root/$arch
-		while read -r f; do addrel "$R" "$H" "$f"; done <"$D/files-$arch"
+		while read -r f; do addpath "$R" "$H" "$f" || exit 1; done <"$D/files-$arch"
 		adddir "$R/etc"
 		for f in auto.master.lab auto.lab autofs.conf; do
 			echo "file $R/etc/$f $LAB_ROOT/guest/debian/$f 0644 0 0"
@@ -282,7 +212,7 @@ list=$D/debian.list
 	# link out of them)
 	adddir /debian/bin
 	echo "file /debian/bin/busybox /bin/busybox 0755 0 0$links"
-} | awk '!seen[$0]++' >"$list"
+} | awk '!seen[$0]++' >"$list" || die "listing the files of Debian's automount for the initramfs failed"
 "$gen" "$list" | lz4 -q -l -9 >"$OUT.tmp" || die "making $OUT failed"
 mv "$OUT.tmp" "$OUT"
 key >"$OUT.key"

@@ -1,42 +1,49 @@
 #!/usr/bin/env bash
-# Check the Debian packages the lab needs; install the missing ones when
-# run as root, otherwise print the exact command to run.
-# Usage: deps.sh [lab|test|docs]   (test needs the docs and lint tools too)
+# Check the Debian packages the lab needs (make, make test and make docs
+# alike: one list, so that a learner without root gets one apt-get line);
+# install the missing ones when run as root, otherwise print the exact
+# command for root to run.
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 
 # Every package the lab runs, the kernel's own build targets included
-# (headers_install needs rsync, checkpatch.pl perl). Debian's automount
-# runs in the guest, from .debs fetched into build/: it is not installed.
-LAB_PKGS="linux-source-6.1 qemu-system-x86 busybox-static gdb gcc gcc-multilib
+# (headers_install needs rsync, checkpatch.pl perl), the docs and the
+# linters. Debian's automount runs in the guest, from .debs fetched into
+# build/: it is not installed.
+PKGS="qemu-system-x86 busybox-static gdb gcc gcc-multilib
 make bc bison flex libelf-dev libssl-dev cpio dwarves ccache git xz-utils python3 time rsync perl
-iproute2 procps util-linux apt dpkg binutils lz4"
-DOCS_PKGS="mkdocs mkdocs-material python3-yaml"
-TEST_PKGS="$LAB_PKGS shellcheck $DOCS_PKGS"
+iproute2 procps util-linux apt dpkg debian-archive-keyring binutils lz4
+shellcheck mkdocs mkdocs-material python3-yaml"
+# The kernel source: the host's package where its apt has one by exactly
+# this name (Debian 12), else scripts/linux-source.sh fetches Debian
+# 12's into build/. apt-get takes a name with a dot for a pattern when
+# no package has it (linux-source-6.1 would match linux-source-6.12),
+# so it is only ever asked for by a name apt has.
+KSRC_PKG=linux-source-6.1
 
-case "${1:-lab}" in
-	lab) want=$LAB_PKGS ;;
-	test) want=$TEST_PKGS ;;
-	docs) want=$DOCS_PKGS ;;
-	*) die "deps.sh: unknown package set '$1'" ;;
-esac
+installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
+offered() { apt-cache policy "$1" 2>/dev/null | grep -q '^  Candidate: [0-9]'; }
+want_ksrc() { # the host's linux-source-6.1, unless the lab already has its own
+	! installed "$KSRC_PKG" && offered "$KSRC_PKG" &&
+		! grep -q '^from: Debian' "$BUILD_DIR/linux-source.txt" 2>/dev/null
+}
 
 missing=()
-for pkg in $want; do
-	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
-	[ "$status" = installed ] || missing+=("$pkg")
-done
-
-[ ${#missing[@]} -eq 0 ] && exit 0
+for pkg in $PKGS; do installed "$pkg" || missing+=("$pkg"); done
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
-	printf 'error: missing Debian packages: %s\nInstall them with:\n  sudo apt-get install -y --no-install-recommends %s\n' \
+	want_ksrc && missing+=("$KSRC_PKG")
+	printf 'error: missing Debian packages: %s\nInstall them as root with:\n  sudo apt-get update && sudo apt-get install -y --no-install-recommends %s\nthen run this again (as yourself: root is needed for apt only).\n' \
 		"${missing[*]}" "${missing[*]}" >&2
 	exit 1
 fi
 
-say "installing Debian packages: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 run_logged "apt-get update" "$LOGS/apt-update.log" "$LIMIT_APT" apt-get update
+want_ksrc && missing+=("$KSRC_PKG")
+say "installing Debian packages: ${missing[*]}"
 run_logged "apt-get install" "$LOGS/apt-install.log" "$LIMIT_APT" \
 	apt-get install -y --no-install-recommends "${missing[@]}"

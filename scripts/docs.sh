@@ -46,7 +46,7 @@ for s in $(step_slugs); do
 done
 [ -s "$BUILD_DIR/abi-scan/where-else-table.md" ] || lock=exclusive
 lab_lock "$lock"
-"$lib/deps.sh" docs
+"$lib/deps.sh"
 command -v gdb >/dev/null || die "gdb is missing; the layout diagram needs it (run make first)"
 rel() { echo "${1#"$LAB_ROOT"/}"; }
 
@@ -157,12 +157,14 @@ done
 	printf 'Measured by the last `make` on this machine: each step'"'"'s kernel build'
 	printf ' (`build/steps/SLUG/kernel-build-seconds`; the first build of a fresh machine is'
 	printf ' cold, later ones reuse ccache and the shared build directory) and its boot to'
-	printf ' verdict under TCG (`build/steps/SLUG/boot-seconds`).\n\n'
-	printf '| step | kernel build, s | boot to verdict, s |\n|---|---|---|\n'
+	printf ' verdict (`build/steps/SLUG/boot-seconds`), under the accelerator the lab chose'
+	printf ' (`build/steps/SLUG/boot-accel`: tcg is software emulation).\n\n'
+	printf '| step | kernel build, s | boot to verdict, s | accelerator |\n|---|---|---|---|\n'
 	for s in "${steps[@]}"; do
-		printf '| %s | %s | %s |\n' "$s" \
+		printf '| %s | %s | %s | %s |\n' "$s" \
 			"$(cat "$(step_out "$s")/kernel-build-seconds" 2>/dev/null || echo 'not measured')" \
-			"$(cat "$(step_out "$s")/boot-seconds")"
+			"$(cat "$(step_out "$s")/boot-seconds")" \
+			"$(cat "$(step_out "$s")/boot-accel" 2>/dev/null || echo tcg)"
 	done
 	if [ -s "$BUILD_DIR/bench.txt" ]; then
 		printf '\nMeasured by `make bench` (`build/bench.txt`), with a cold kernel build:\n\n'

@@ -7,9 +7,11 @@
 
 git_k() { git -C "$KSRC" "$@"; }
 
-# 1. The baseline: re-extract when the installed linux-source changed.
+# 1. The baseline: re-extract when the linux-source changed.
+"$(dirname "$0")/linux-source.sh"
+LINUX_TARBALL=$(linux_source_tarball)
 src_id="$(linux_source_version) $(stat -c '%s %Y' "$LINUX_TARBALL" 2>/dev/null)" ||
-	die "$LINUX_TARBALL not found: install Debian's linux-source-6.1"
+	die "$LINUX_TARBALL not found (see $BUILD_DIR/linux-source.txt)"
 if [ "$(cat "$KSRC/.git/lab-source-id" 2>/dev/null)" != "$src_id" ]; then
 	say "kernel tree: extracting $LINUX_TARBALL (linux-source $(linux_source_version))"
 	rm -rf "$KSRC" "$KSRC.tmp" "$KOUT" "$BUILD_DIR/steps"

@@ -9,13 +9,15 @@
 #                          (scripts/abi-scan/, on the pristine step's headers)
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
+# shellcheck source=accel.sh
+. "$(dirname "$0")/accel.sh"
 lab_lock exclusive
 lib=$LAB_ROOT/scripts
 
 build() { # slugs (all when none)
 	local s steps=("$@")
 	[ ${#steps[@]} -gt 0 ] || mapfile -t steps < <(step_slugs)
-	"$lib/deps.sh" lab
+	"$lib/deps.sh"
 	"$lib/kernel-tree.sh"
 	"$lib/kernel-build.sh" "${steps[@]}"
 	for s in "${steps[@]}"; do
@@ -27,7 +29,8 @@ build() { # slugs (all when none)
 run_step() {
 	local s=$1 out
 	out=$(step_out "$s")
-	say "step $(step_number "$s"), $(step_title "$s"): booting branch $s in QEMU ($( [ "${LAB_KVM:-0}" = 1 ] && echo KVM || echo TCG))"
+	choose_accel
+	say "step $(step_number "$s"), $(step_title "$s"): booting branch $s in QEMU (${ACCEL^^})"
 	"$lib/boot.sh" demo "$s"
 	info "guest finished in $(cat "$out/boot-seconds") s; transcript: ${out#"$LAB_ROOT"/}/transcript.txt"
 }

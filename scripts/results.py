@@ -252,8 +252,11 @@ def cmd_matrix(args):
     steps = []  # (label, rows by key, results by key)
     order = []
     titles = []
+    debian = set()  # the autofs versions Debian's automount reported
     for label, title, expected, transcript in args.step:
         titles.append("%s: %s" % (label, title))
+        with open(transcript, encoding="utf-8", errors="replace") as f:
+            debian.update(re.findall(r"# Debian's autofs (\S+), ", f.read()))
         try:
             rows = parse_expected(expected)
         except (OSError, ValueError) as e:
@@ -299,6 +302,11 @@ def cmd_matrix(args):
         md.append(mdline)
     text.append("measured in the guest; ✓ = as history predicts, ✗ = differs "
                 "(steps/*/expected); · = not run in that step")
+    if debian:
+        note = ("Debian's automount rows ran autofs %s (as `automount -V` "
+                "reported it in the guest)" % " and ".join(sorted(debian)))
+        text.append(note.replace("`", ""))
+        md += ["", note]
     text.append("all %d cells match history" % cells if not diffs
                 else "%d of %d cells differ from history" % (diffs, cells))
     out = "\n".join(text) + "\n"

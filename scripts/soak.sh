@@ -14,7 +14,7 @@ report=$BUILD_DIR/soak.txt
 : >"$report"
 changed=0
 # shellcheck disable=SC2016
-say "soak: $n boots of each of $(step_slugs | wc -l) steps (TCG); results in ${report#"$LAB_ROOT"/}"
+say "soak: $n boots of each of $(step_slugs | wc -l) steps; results in ${report#"$LAB_ROOT"/}"
 for s in $(step_slugs); do
 	first='' slow=0 slowest=''
 	for i in $(seq 1 "$n"); do

@@ -33,7 +33,25 @@ else
 	fail "make clean BUILD_DIR=<a directory with a file> refuses (exit $rc): $out"
 fi
 
-# 3. A second command on a busy build directory waits, says for what,
+# 3. A build directory a run as root left, used by an ordinary user: a
+# clear error that says how to fix it, before anything is built.
+nobody_can_read_lab() { setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$LAB_ROOT/Makefile" -a -x "$LAB_ROOT/scripts"; }
+if [ "$(id -u)" -ne 0 ]; then
+	skip "a build directory left by root, used as a user, says what to do" "needs root to make such a directory (make test as root covers it)"
+elif ! nobody_can_read_lab; then
+	skip "a build directory left by root, used as a user, says what to do" "the user nobody cannot read $LAB_ROOT"
+else
+	mkdir -p "$tmp/rootbuild/steps" && chmod 755 "$tmp" "$tmp/rootbuild" && echo x >"$tmp/rootbuild/$BUILD_MARK"
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups env -u LAB_LOCKED -u LAB_DEADLINE HOME=/nonexistent \
+		timeout 20 make -s -C "$LAB_ROOT" run STEP=1 BUILD_DIR="$tmp/rootbuild" 2>&1) && rc=0 || rc=$?
+	if [ "$rc" -ne 0 ] && grep -q "has files of the user root" <<<"$out" && grep -q 'sudo chown -R' <<<"$out"; then
+		pass "a build directory left by root, used as a user, says what to do"
+	else
+		fail "a build directory left by root, used as a user, says what to do (exit $rc): $out"
+	fi
+fi
+
+# 4. A second command on a busy build directory waits, says for what,
 # and runs once the first is done.
 mkdir "$tmp/busy" && echo x >"$tmp/busy/$BUILD_MARK"
 # shellcheck disable=SC2016 # the inner shell expands them
@@ -48,44 +66,144 @@ else
 	fail "a second lab command waits for the first, says which, then runs (exit $rc): $out"
 fi
 
-# 4. Ctrl-C during a long child leaves nothing running: the terminal's
+# 5. stop_group: a group that dies at SIGTERM is over as soon as it is
+# dead (its orphans may linger as zombies, which do not count), with no
+# SIGKILL; one that ignores SIGTERM gets SIGKILL after 2 s.
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+until_ms() { # limit-ms command...: run the command until it fails or the limit passes
+	local end=$(($(now_ms) + $1))
+	shift
+	while "$@"; do [ "$(now_ms)" -lt "$end" ] || return 1; sleep 0.02; done
+}
+# the script (a child of ours) or the group it started still runs
+still_running() { kill -0 "$1" 2>/dev/null || group_live "$2"; } # pid pgid
+group_count() { [ "$(pgrep -c -g "$1")" -lt "$2" ]; } # fewer than $2 processes yet
+for ignore in no yes; do
+	trap_term=
+	[ "$ignore" = yes ] && trap_term='trap "" TERM;'
+	start_child sh -c "$trap_term sleep 61.5 & sleep 62.5"
+	g=$CHILD_PID
+	until_ms 5000 group_count "$g" 3 || true
+	t0=$(now_ms)
+	stop_group "$g"
+	ms=$(($(now_ms) - t0))
+	wait "$g" 2>/dev/null || true # (bash would report the SIGKILL)
+	if group_live "$g"; then
+		fail "stop_group leaves no live process (ignores SIGTERM: $ignore): $(pgrep -a -g "$g")"
+	elif [ "$ignore" = no ] && { [ "$STOP_SIGNAL" != TERM ] || [ "$ms" -ge 500 ]; }; then
+		fail "stop_group stops a group that dies at SIGTERM within 0.5 s, no SIGKILL (took $ms ms, $STOP_SIGNAL)"
+	elif [ "$ignore" = yes ] && [ "$STOP_SIGNAL" != KILL ]; then
+		fail "stop_group sends SIGKILL to a group that ignores SIGTERM (ended by $STOP_SIGNAL)"
+	elif [ "$ignore" = no ]; then
+		pass "stop_group stops a group that dies at SIGTERM within 0.5 s, no SIGKILL (in $ms ms)"
+	else
+		pass "stop_group sends SIGKILL to a group that ignores SIGTERM (in $ms ms)"
+	fi
+done
+
+# 6. Ctrl-C during a long child leaves nothing running: the terminal's
 # SIGINT reaches the script's process group, the script stops the child's.
 # (A background job would start with SIGINT ignored, as no terminal's
-# foreground job does: env --default-signal undoes that.)
+# foreground job does: env --default-signal undoes that.) Only the run's
+# own processes are looked at: the script, and the group of the command
+# it started (its child sh, a group of its own).
 # shellcheck disable=SC2016
 start_child env --default-signal=INT bash -c '. "$1/common.sh"; run_logged sleeper "$2/sleeper.log" 100 sh -c "sleep 61.5 & sleep 62.5"' \
 	ctrl-c "$lib" "$tmp"
 pid=$CHILD_PID
-for _ in $(seq 1 50); do pgrep -f 'sleep 62.5' >/dev/null && break; sleep 0.1; done
+inner() { pgrep -P "$pid" -x sh; }
+until_ms 5000 eval '! inner >/dev/null' || true
+g=$(inner || true)
+[ -z "$g" ] || until_ms 5000 group_count "$g" 3 || true
+t0=$(now_ms)
 kill -INT -- "-$pid"
-sleep 2
-left=$(pgrep -f 'sleep 6[12].5' || true)
-if [ -z "$left" ] && ! kill -0 "$pid" 2>/dev/null; then
-	pass "Ctrl-C during run_logged stops the command and its whole process group within 2 s"
+if [ -z "$g" ]; then
+	fail "Ctrl-C during run_logged: the command never started ($(cat "$tmp/sleeper.log" 2>/dev/null))"
+elif until_ms 10000 still_running "$pid" "$g"; then
+	pass "Ctrl-C during run_logged stops the command and its whole process group (in $(($(now_ms) - t0)) ms)"
 else
-	fail "Ctrl-C during run_logged stops the command and its whole process group: left $left"
+	fail "Ctrl-C during run_logged stops the command and its whole process group: left $(pgrep -a -g "$g" -r R,S,D,T)"
 fi
 stop_group "$pid"
 
-# 5. The same during a boot: no QEMU is left, and boot.sh says why it
+# 7. The same during a boot: no QEMU is left, and boot.sh says why it
 # ended. The step whose boot took longest last time gives the most room.
+# QEMU is boot.sh's child, in a group of its own.
 s=$(for x in $(step_slugs); do echo "$(cat "$(step_out "$x")/boot-seconds" 2>/dev/null || echo 0) $x"; done |
 	sort -n | tail -n 1 | cut -d' ' -f2)
 LAB_RUN=ctrl-c start_child env --default-signal=INT "$lib/boot.sh" demo "$s" >"$tmp/boot.log" 2>&1
 pid=$CHILD_PID
-qemu="qemu-system-x86_64 .*serial-ctrl-c.log"
-for _ in $(seq 1 100); do pgrep -f "$qemu" >/dev/null && break; sleep 0.1; done
-started=$(pgrep -f "$qemu" || true)
+qemu() { pgrep -P "$pid" -x qemu-system-x86; }
+until_ms 10000 eval '! qemu >/dev/null' || true
+q=$(qemu || true)
 sleep 0.5
+t0=$(now_ms)
 kill -INT -- "-$pid"
-for _ in $(seq 1 10); do pgrep -f "$qemu" >/dev/null || break; sleep 0.1; done
-left=$(pgrep -f "$qemu" || true)
+stopped=0
+[ -z "$q" ] || ! until_ms 10000 still_running "$pid" "$q" || stopped=1
+ms=$(($(now_ms) - t0))
 ended=$(grep -c '^LAB-END' "$(step_out "$s")/serial-ctrl-c.log" 2>/dev/null || true)
-if [ -n "$started" ] && [ -z "$left" ] && [ "$ended" = 0 ]; then
-	pass "Ctrl-C during a boot of $s stops its QEMU mid-run, within 1 s"
+if [ -z "$q" ]; then
+	fail "Ctrl-C during a boot of $s: QEMU never started ($(cat "$tmp/boot.log"))"
+elif [ "$stopped" = 1 ] && [ "$ended" = 0 ]; then
+	pass "Ctrl-C during a boot of $s stops its QEMU mid-run (in $ms ms)"
 else
-	fail "Ctrl-C during a boot of $s stops its QEMU mid-run (QEMU seen: ${started:-never}, left: ${left:-none}, guest finished first: $ended)"
+	fail "Ctrl-C during a boot of $s stops its QEMU mid-run (left: $(pgrep -a -g "$q" || echo none), guest finished first: $ended)"
 fi
 stop_group "$pid"
+
+# 8. KVM where it runs, TCG otherwise, and never a silent wait: the
+# probe decides in seconds (on a machine without working KVM, as CI's,
+# this is the fallback), LAB_KVM=1 without KVM fails at once and says
+# why, and a KVM internal error during a boot stops it at once.
+accel_of() { # LAB_KVM value: what choose_accel decides, in a build dir of its own
+	mkdir -p "$tmp/accel" && echo x >"$tmp/accel/$BUILD_MARK"
+	# shellcheck disable=SC2016 # the inner bash expands them
+	env -u LAB_LOCKED -u LAB_DEADLINE BUILD_DIR="$tmp/accel" LAB_KVM="$1" \
+		timeout 20 bash -c '. "$1/common.sh"; . "$1/accel.sh"; rm -f "$BUILD_DIR/accel"; choose_accel; echo "ACCEL=$ACCEL"' accel "$lib" 2>&1
+}
+t0=$(now_ms)
+out=$(accel_of "") && rc=0 || rc=$?
+ms=$(($(now_ms) - t0))
+why=$(sed -n 's/.*QEMU accelerator: //p' <<<"$out")
+if [ "$rc" -eq 0 ] && [ "$ms" -lt 8000 ] && grep -qx 'ACCEL=\(kvm\|tcg\)' <<<"$out" && [ -n "$why" ]; then
+	pass "the KVM probe decides within 8 s and says why (here: $why)"
+else
+	fail "the KVM probe decides within 8 s and says why (exit $rc, $ms ms): $out"
+fi
+t0=$(now_ms)
+out1=$(accel_of 1) && rc=0 || rc=$?
+ms=$(($(now_ms) - t0))
+if grep -qx 'ACCEL=kvm' <<<"$out"; then
+	if [ "$rc" -eq 0 ] && grep -qx 'ACCEL=kvm' <<<"$out1"; then
+		pass "LAB_KVM=1 uses KVM where the probe found it working"
+	else
+		fail "LAB_KVM=1 uses KVM where the probe found it working (exit $rc): $out1"
+	fi
+elif [ "$rc" -ne 0 ] && [ "$ms" -lt 8000 ] && grep -q 'LAB_KVM=1, but KVM cannot run a guest here: .' <<<"$out1"; then
+	pass "LAB_KVM=1 without working KVM fails within 8 s, saying why"
+else
+	fail "LAB_KVM=1 without working KVM fails within 8 s, saying why (exit $rc, $ms ms): $out1"
+fi
+out0=$(accel_of 0) && rc=0 || rc=$?
+if [ "$rc" -eq 0 ] && grep -qx 'ACCEL=tcg' <<<"$out0" && grep -q 'tcg (LAB_KVM=0)' <<<"$out0"; then
+	pass "LAB_KVM=0 forces software emulation without a probe"
+else
+	fail "LAB_KVM=0 forces software emulation without a probe (exit $rc): $out0"
+fi
+# a QEMU that reports a KVM internal error and then waits, paused, for ever
+mkdir -p "$tmp/fakebin"
+printf '#!/bin/sh\necho $$ >"%s"\necho "KVM internal error. Suberror: 1" >&2\necho "emulation failure" >&2\nexec sleep 300\n' \
+	"$tmp/fakeqemu.pid" >"$tmp/fakebin/qemu-system-x86_64"
+chmod +x "$tmp/fakebin/qemu-system-x86_64"
+t0=$(now_ms)
+out=$(PATH="$tmp/fakebin:$PATH" LAB_KVM=0 LAB_RUN=kvm-error timeout 60 "$lib/boot.sh" demo "$(first_step)" 2>&1) && rc=0 || rc=$?
+ms=$(($(now_ms) - t0))
+if [ "$rc" -ne 0 ] && [ "$ms" -lt 5000 ] && grep -q 'QEMU reported a KVM internal error' <<<"$out" &&
+	! group_live "$(cat "$tmp/fakeqemu.pid")"; then
+	pass "a KVM internal error stops the boot at once and says so (in $ms ms)"
+else
+	fail "a KVM internal error stops the boot at once and says so (exit $rc, $ms ms): $out"
+fi
 
 finish

@@ -1,0 +1,123 @@
+"""The compiler's word for the report's numbers: for every flagged type,
+per ABI, a C file of _Static_assert(sizeof ...) and _Static_assert(offsetof
+...) with the numbers the scan read from pahole, compiled with that ABI's
+flag. A number that is wrong fails the compile."""
+
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+
+from .cache import ABI_FLAG, sha
+from .compare import ABIS
+
+FAIL_RE = re.compile(r'static assertion failed: "([^"]*)"')
+ERR_RE = re.compile(r"^[^:\n]+\.c:(\d+):\d+: error: (.*)$", re.M)
+MAX_MEMBERS = 8
+
+
+def asserted_members(t, abi):
+    """The members whose place the report states: those the verdict
+    names, those that move between ABIs, and the last one (where sizeof
+    and the members end). No bitfields: offsetof cannot take them."""
+    lay = t.abi[abi]
+    byp = {m.path: m for m in lay.members if m.bit is None and m.path and ".." not in m.path
+           and not m.path.startswith(".") and not m.path.endswith(".")}
+    want = list(t.verdict.members)
+    others = [t.abi[a] for a in ABIS if a != abi]
+    for m in lay.members:
+        if any((o_m.offset, o_m.size) != (m.offset, m.size)
+               for o in others for o_m in o.members if o_m.path == m.path):
+            want.append(m.path)
+    if lay.members:
+        want.append(lay.members[-1].path)
+    out = []
+    for p in want:
+        if p in byp and p not in out:
+            out.append(p)
+    return [byp[p] for p in out[:MAX_MEMBERS]]
+
+
+def source(items):
+    """C text for [(finding, layout, members)] of one header and ABI, and
+    {line number: finding name} of its assertions."""
+    lines = ["#include <stddef.h>"]
+    owner = {}
+    for pre in items[0][1].prelude:
+        lines.append(f"#include <{pre}>")
+    lines.append(f"#include <{items[0][1].obj}>")
+    for t, lay, members in items:
+        ty = f"{t.kind} {t.name}"
+        lines.append(f'_Static_assert(sizeof({ty}) == {lay.size}, "{ty} sizeof {lay.size}");')
+        owner[len(lines)] = ty
+        for m in members:
+            lines.append(f'_Static_assert(offsetof({ty}, {m.path}) == {m.offset}, '
+                         f'"{ty} offsetof {m.path} {m.offset}");')
+            owner[len(lines)] = ty
+    return "\n".join(lines) + "\n", owner
+
+
+def compile_one(path, abi, uapi):
+    r = subprocess.run(["gcc", ABI_FLAG[abi], "-fsyntax-only", "-I", uapi, path],
+                       capture_output=True, timeout=120, env=dict(os.environ, LC_ALL="C"))
+    return r.returncode, r.stderr.decode(errors="replace")
+
+
+def prove(ctx, flagged):
+    """Write and compile the assertions; set t.proof on each finding to
+    "ok" or what failed. Cached by the C text and the headers it reads."""
+    groups = {}
+    for t in flagged:
+        for abi in ABIS:
+            lay = t.abi[abi]
+            groups.setdefault((abi, lay.obj, tuple(lay.prelude)), []).append(
+                (t, lay, asserted_members(t, abi)))
+    cpath = os.path.join(ctx.cache, "proof.json")
+    try:
+        with open(cpath) as f:
+            cache = json.load(f)
+    except (OSError, ValueError):
+        cache = {}
+    todo, results = [], {}
+    for (abi, obj, pre), items in sorted(groups.items()):
+        src, owner = source(items)
+        d = os.path.join(ctx.out, "proof", abi)
+        os.makedirs(d, exist_ok=True)
+        path = os.path.join(d, obj.replace("/", "__") + ("+pre" if pre else "") + ".c")
+        with open(path, "w") as f:
+            f.write(src)
+        deps = ctx.index.get(f"{abi}:{obj}" + ("|" + ",".join(pre) if pre else ""), {}).get("deps", {})
+        key = sha(json.dumps([src, ctx.toolkey, abi, {p: ctx.hash(p) for p in deps}], sort_keys=True))
+        if cache.get(path, {}).get("key") == key:
+            results[path] = dict(cache[path], owner=owner)
+        else:
+            todo.append((path, abi, key))
+            results[path] = {"owner": owner}
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as ex:
+        for (path, abi, key), (rc, err) in zip(todo, ex.map(
+                lambda j: compile_one(j[0], j[1], ctx.uapi), todo)):
+            results[path].update(key=key, rc=rc, err=err[:20000])
+    with open(cpath + ".tmp", "w") as f:
+        json.dump({p: {k: v for k, v in r.items() if k != "owner"} for p, r in results.items()}, f)
+    os.replace(cpath + ".tmp", cpath)
+    for t in flagged:
+        t.proof = []
+    for (abi, obj, pre), items in groups.items():
+        path = os.path.join(ctx.out, "proof", abi, obj.replace("/", "__") + ("+pre" if pre else "") + ".c")
+        r = results[path]
+        bad = {}                            # finding -> first error of its lines
+        for m in ERR_RE.finditer(r["err"]):
+            ty = r["owner"].get(int(m.group(1)))
+            what = m.group(2)
+            f = FAIL_RE.search(what)
+            what = f"{f.group(1).split(' ', 2)[2]} is wrong" if f else f"not compiled ({what[:80]})"
+            bad.setdefault(ty, what)
+        if r["rc"] and not bad:
+            bad[None] = "not compiled"
+        for t, _lay, _m in items:
+            ty = f"{t.kind} {t.name}"
+            if ty in bad or None in bad:
+                t.proof.append(f"{abi}: {bad.get(ty) or bad[None]}")
+    n = len(todo)
+    return n, len(groups)

@@ -58,17 +58,53 @@ def source(items):
     return "\n".join(lines) + "\n", owner
 
 
-def compile_batch(abi, paths, uapi):
-    """One gcc for several files of one ABI (gcc goes on after a file that
-    fails, and names the file in each message): {path: (rc, messages)}."""
+def _gcc(abi, paths, uapi):
     r = subprocess.run(["gcc", ABI_FLAG[abi], "-fsyntax-only", "-I", uapi] + paths,
                        capture_output=True, timeout=600, env=dict(os.environ, LC_ALL="C"))
+    return r.stderr.decode(errors="replace").splitlines()
+
+
+def compile_each(abi, paths, uapi):
+    """One gcc for several files of one ABI (gcc goes on after a file that
+    fails, and names the file in each message): {path: (rc, messages)}."""
     msgs = {p: [] for p in paths}
-    for line in r.stderr.decode(errors="replace").splitlines():
+    for line in _gcc(abi, paths, uapi):
         p = line.split(":", 1)[0]
         if p in msgs:
             msgs[p].append(line)
     return {p: (1 if any(" error: " in l for l in m) else 0, "\n".join(m)) for p, m in msgs.items()}
+
+
+def compile_joined(abi, paths, uapi, workdir):
+    """The files as one translation unit: each header is read once (its
+    guard keeps it from being read again), twenty times faster than one
+    file at a time. Messages are given back to the file and line they came
+    from. If anything but an assertion fails (two headers that clash),
+    each half is tried the same way, down to single files."""
+    if len(paths) == 1:
+        return compile_each(abi, paths, uapi)
+    text, where = [], []                    # where[n]: (path, line) of joined line n+1
+    for p in paths:
+        with open(p) as f:
+            lines = f.read().splitlines()
+        text += lines
+        where += [(p, n + 1) for n in range(len(lines))]
+    joined = os.path.join(workdir, f"joined-{abi}-{sha(paths[0])[:8]}.c")
+    with open(joined, "w") as f:
+        f.write("\n".join(text) + "\n")
+    out = _gcc(abi, [joined], uapi)
+    errs = [l for l in out if " error: " in l]
+    if any(not l.startswith(joined + ":") or "static assertion failed" not in l for l in errs):
+        os.remove(joined)
+        half = len(paths) // 2
+        return {**compile_joined(abi, paths[:half], uapi, workdir),
+                **compile_joined(abi, paths[half:], uapi, workdir)}
+    msgs = {p: [] for p in paths}
+    for l in errs:
+        n = int(l[len(joined) + 1:].split(":", 1)[0])
+        p, ln = where[n - 1]
+        msgs[p].append(f"{p}:{ln}:{l[len(joined) + 1:].split(':', 1)[1]}")
+    return {p: (1 if m else 0, "\n".join(m)) for p, m in msgs.items()}
 
 
 def prove(ctx, flagged):
@@ -101,13 +137,21 @@ def prove(ctx, flagged):
         else:
             todo.append((path, abi, key))
             results[path] = {"owner": owner}
-    batches = []                            # about 40 files per gcc, per ABI
+    batches = []                            # per ABI: files with a prelude alone
     for abi in ABIS:
-        mine = [j for j in todo if j[1] == abi]
-        batches += [(abi, mine[i:i + 40]) for i in range(0, len(mine), 40)]
+        mine = [j for j in todo if j[1] == abi and "+pre" not in j[0]]
+        batches += [(abi, mine[i:i + 80], True) for i in range(0, len(mine), 80)]
+        pre = [j for j in todo if j[1] == abi and "+pre" in j[0]]
+        batches += [(abi, pre, False)] if pre else []
+    work = os.path.join(ctx.out, "proof")
+
+    def run(b):
+        paths = [j[0] for j in b[1]]
+        return compile_joined(b[0], paths, ctx.uapi, work) if b[2] else \
+            compile_each(b[0], paths, ctx.uapi)
+
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as ex:
-        for (abi, jobs), out in zip(batches, ex.map(
-                lambda b: compile_batch(b[0], [j[0] for j in b[1]], ctx.uapi), batches)):
+        for (abi, jobs, _j), out in zip(batches, ex.map(run, batches)):
             for path, _abi, key in jobs:
                 rc, err = out[path]
                 results[path].update(key=key, rc=rc, err=err[:20000])

@@ -7,6 +7,7 @@ ioctl finder on synthetic.h, the handling summary. Prints "ok - ..." or
 
 import os
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -14,6 +15,7 @@ from abiscan.compare import ABIS, compare, x32_relation  # noqa: E402
 from abiscan.crossing import ioctl_types  # noqa: E402
 from abiscan.kernel import summarize_notes  # noqa: E402
 from abiscan.layout import parse_pahole, read_sizes  # noqa: E402
+from abiscan.proof import compile_joined  # noqa: E402
 
 TD = os.path.join(HERE, "testdata")
 results = []
@@ -34,6 +36,33 @@ def expected():
                 name, cls, sizes, member, offs = l.rstrip("\n").split("\t")
                 rows.append((name, int(cls), sizes.split("/"), member, offs.split("/")))
     return rows
+
+
+def joined_checks():
+    """Assertions compiled as one unit are given back to their own file
+    and line; two headers that clash are compiled apart."""
+    with tempfile.TemporaryDirectory() as d:
+        hdrs = {"a.h": "struct ja { __u32 x; __u64 y; };",
+                "b.h": "struct jb { __u64 y; __u32 x; };",
+                "c.h": "struct ja { int clash; };"}
+        for h, body in hdrs.items():
+            with open(os.path.join(d, h), "w") as f:
+                f.write(f"#ifndef G_{h[0]}\n#define G_{h[0]}\n#include <linux/types.h>\n{body}\n#endif\n")
+        srcs = {"a.c": "#include <a.h>\n_Static_assert(sizeof(struct ja) == 12, \"struct ja sizeof 12\");",
+                "b.c": "#include <b.h>\n_Static_assert(sizeof(struct jb) == 12, \"struct jb sizeof 12\");",
+                "c.c": "#include <c.h>\n_Static_assert(sizeof(struct ja) == 4, \"struct ja sizeof 4\");"}
+        paths = []
+        for n, t in srcs.items():
+            paths.append(os.path.join(d, n))
+            with open(paths[-1], "w") as f:
+                f.write(t + "\n")
+        got = compile_joined("x86_64", paths, d, d)
+        ok = {os.path.basename(p): rc for p, (rc, _e) in got.items()}
+        check(ok == {"a.c": 1, "b.c": 1, "c.c": 0}, "proof: joined files keep their own verdicts, "
+              "a clash is compiled apart", ok)
+        err = got[paths[1]][1]             # b.c went through a joined unit with c.c
+        check(err.startswith(paths[1] + ":2:"), "proof: an assertion's message names its own file "
+              "and line", err[:120])
 
 
 def main():
@@ -70,6 +99,7 @@ def main():
     check(h.startswith("nothing found"), "handling: an annotation that fixes nothing is no handling", h)
     h = summarize_notes(["compat twin: struct compat_x (a.c:1)", "packed annotation in x.h, which does not fix it"])
     check(h == "compat twin", "handling: a twin counts, the annotation does not", h)
+    joined_checks()
     failed = results.count(False)
     print(f"{len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0

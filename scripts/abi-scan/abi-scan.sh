@@ -130,6 +130,16 @@ run_jobs() {
 	[ "$QUIET" = 1 ] || printf '  %s %d/%d\n' "$what" "$(wc -l <"$PROGRESS")" "$total"
 }
 
+# -m32 and -mx32 need the multilib libc headers (gnu/stubs-32.h,
+# stubs-x32.h); checked only when there is something to compile
+check_multilib() {
+	local f
+	for f in -m32 -mx32 -m64; do
+		echo '#include <linux/types.h>' | timeout 60 gcc "$f" -I "$UAPI" -x c -c - -o /dev/null 2>/dev/null ||
+			die "gcc $f cannot compile '#include <linux/types.h>': install gcc-multilib (it brings libc6-dev-i386 and libc6-dev-x32)"
+	done
+}
+
 need() { # need TOOL DEBIAN-PACKAGE
 	command -v "$1" >/dev/null 2>&1 ||
 		die "'$1' not found: install the Debian package $2 (apt-get install $2)"
@@ -159,11 +169,6 @@ need python3 python3
 need timeout coreutils
 need xargs findutils
 if [ -d "$KSRC/.git" ]; then need git git; fi
-# -m32 and -mx32 need the multilib libc headers (gnu/stubs-32.h, stubs-x32.h)
-for f in -m32 -mx32 -m64; do
-	echo '#include <linux/types.h>' | timeout 60 gcc "$f" -I "$UAPI" -x c -c - -o /dev/null 2>/dev/null ||
-		die "gcc $f cannot compile '#include <linux/types.h>': install gcc-multilib (it brings libc6-dev-i386 and libc6-dev-x32)"
-done
 
 mkdir -p "$OUT/cache"
 UAPI=$(cd "$UAPI" && pwd)
@@ -183,9 +188,11 @@ say() { [ "$QUIET" = 1 ] || printf '%s\n' "$*"; }
 say "abi-scan: headers $UAPI, kernel tree $KSRC, output $OUT"
 plan=$(timeout 300 python3 "$HERE/scan.py" plan "${args[@]}")
 say "$plan"
+[ ! -s "$OUT/cache/jobs.txt" ] || check_multilib
 run_jobs "$OUT/cache/jobs.txt" compiled
 probe=$(timeout 600 python3 "$HERE/scan.py" probe "${args[@]}")
 [ -z "$probe" ] || say "$probe"
+[ ! -s "$OUT/cache/jobs2.txt" ] || check_multilib
 run_jobs "$OUT/cache/jobs2.txt" "compiled with a prerequisite"
 say "analysing..."
 timeout 600 python3 "$HERE/scan.py" analyze "${args[@]}" --ksrc "$KSRC" "${q[@]}"

@@ -65,8 +65,11 @@ class Ctx:
                 self.index = json.load(f)
         except (OSError, ValueError):
             self.index = {}
+        self.dirty = False
 
     def save_index(self):
+        if not self.dirty:                  # a warm run: 5 MB not rewritten
+            return
         tmp = self.index_path + ".tmp"
         with open(tmp, "w") as f:
             json.dump(self.index, f, sort_keys=True)
@@ -133,6 +136,7 @@ class Ctx:
             except OSError:
                 pass
             deps.add(os.path.join(self.uapi, hdr))
+            self.dirty = True
             self.index[jobkey(abi, hdr, prelude)] = {
                 "hdr": hdr, "abi": abi, "prelude": list(prelude),
                 "base": self.base_key(abi, prelude), "ok": status == "ok",

@@ -117,6 +117,7 @@ def cmd_probe(ctx):
             continue
         if len(failed_abis) < len(ABIS):     # arch-specific: nothing to probe
             ctx.index[pkey] = {"key": want, "prelude": None}
+            ctx.dirty = True
             continue
         if texts is None:
             texts = uapi_texts(ctx)
@@ -129,6 +130,7 @@ def cmd_probe(ctx):
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as ex:
         for pkey, want, pre, blocked in ex.map(probe, todo):
             ctx.index[pkey] = {"key": want, "prelude": pre, "blocked": blocked}
+            ctx.dirty = True
 
     lines = []
     for h in failing:

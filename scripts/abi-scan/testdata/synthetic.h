@@ -48,9 +48,11 @@ struct abiscan_flexarr {
 	struct abiscan_tail items[];
 };
 
-/* Class 2 the same way with a fixed bound: e[1] moves. 52 / 72 / 72 */
+/* Class 2 the same way with a fixed bound: e[0] is in place, only
+ * sizeof would differ if element 0 were all the scan saw, but e[1] moves
+ * from 20 to 24. 56 / 72 / 72 */
 struct abiscan_arr4 {
-	__u32 x;
+	__u64 n;
 	struct abiscan_tail e[4];
 };
 

@@ -36,15 +36,20 @@ usage() {
 # goes on after a file that fails). Writes OBJBASE.{o,d,err,pa,sizes,status};
 # .status last, so a job that was killed is redone next time.
 compile_jobs() {
-	local flag bflag="" base pre p src
-	local -a batch=()
+	local flag bflag="" base pre p src i
+	local -a batch=() old=()
+	# one rm for all the jobs' old outputs: a fork per file is most of the
+	# system time of a cold scan
+	for ((i = 4; i <= $#; i += 5)); do
+		old+=("${!i}".{o,d,err,pa,sizes,status})
+	done
+	rm -f "${old[@]}"
 	while [ $# -ge 5 ]; do
 		flag=$2 base=$4 pre=$5 src=""
 		if [ "$pre" != - ]; then
 			for p in ${pre//,/ }; do src+="#include <$p>"$'\n'; done
 		fi
 		src+="#include <$3>"$'\n'
-		rm -f "$base".o "$base".d "$base".err "$base".pa "$base".sizes "$base".status
 		printf '%s' "$src" >"$base.c"
 		if [ ${#batch[@]} -gt 0 ] && [ "$flag" != "$bflag" ]; then
 			compile_batch "$bflag" "${batch[@]}"
@@ -83,8 +88,9 @@ compile_batch() {
 		if [ -f "$b.o" ]; then
 			# -E: members of nested types too; --sizes: unions print no size with -E.
 			# pahole exits 1 on an object with no types (a header of macros only).
-			timeout 120 pahole -F dwarf -I -E "$b.o" >"$b.pa" 2>>"$b.err" && r1=0 || r1=$?
-			timeout 120 pahole -F dwarf --sizes "$b.o" >"$b.sizes" 2>>"$b.err" && r2=0 || r2=$?
+			# No timeout of its own (one more exec per run): the run's bounds it.
+			pahole -F dwarf -I -E "$b.o" >"$b.pa" 2>>"$b.err" && r1=0 || r1=$?
+			pahole -F dwarf --sizes "$b.o" >"$b.sizes" 2>>"$b.err" && r2=0 || r2=$?
 			if [ "$r1$r2" = 00 ] || grep -q 'has no dwarf type information' "$b.err"; then
 				st=ok
 			fi
@@ -110,9 +116,9 @@ run_jobs() {
 	fi
 	export -f compile_jobs compile_batch
 	export UAPI PROGRESS CFLAGS_SCAN
-	# 16 jobs per bash and gcc; bounded: every gcc and pahole has its own
-	# timeout, the whole run too
-	timeout 1800 xargs -P "$(nproc)" -n 80 bash -c 'compile_jobs "$@"' _ <"$jobs" ||
+	# 40 jobs per bash and gcc; bounded: every gcc has its own timeout, the
+	# whole run too
+	timeout 1800 xargs -P "$(nproc)" -n 200 bash -c 'compile_jobs "$@"' _ <"$jobs" ||
 		{
 			[ -z "${mon:-}" ] || kill "$mon" 2>/dev/null
 			die "compiling failed or timed out (see $OUT/cache/obj/*/*.err)"
@@ -122,6 +128,16 @@ run_jobs() {
 		wait "$mon" 2>/dev/null || true
 	fi
 	[ "$QUIET" = 1 ] || printf '  %s %d/%d\n' "$what" "$(wc -l <"$PROGRESS")" "$total"
+}
+
+# -m32 and -mx32 need the multilib libc headers (gnu/stubs-32.h,
+# stubs-x32.h); checked only when there is something to compile
+check_multilib() {
+	local f
+	for f in -m32 -mx32 -m64; do
+		echo '#include <linux/types.h>' | timeout 60 gcc "$f" -I "$UAPI" -x c -c - -o /dev/null 2>/dev/null ||
+			die "gcc $f cannot compile '#include <linux/types.h>': install gcc-multilib (it brings libc6-dev-i386 and libc6-dev-x32)"
+	done
 }
 
 need() { # need TOOL DEBIAN-PACKAGE
@@ -153,11 +169,6 @@ need python3 python3
 need timeout coreutils
 need xargs findutils
 if [ -d "$KSRC/.git" ]; then need git git; fi
-# -m32 and -mx32 need the multilib libc headers (gnu/stubs-32.h, stubs-x32.h)
-for f in -m32 -mx32 -m64; do
-	echo '#include <linux/types.h>' | timeout 60 gcc "$f" -I "$UAPI" -x c -c - -o /dev/null 2>/dev/null ||
-		die "gcc $f cannot compile '#include <linux/types.h>': install gcc-multilib (it brings libc6-dev-i386 and libc6-dev-x32)"
-done
 
 mkdir -p "$OUT/cache"
 UAPI=$(cd "$UAPI" && pwd)
@@ -177,9 +188,11 @@ say() { [ "$QUIET" = 1 ] || printf '%s\n' "$*"; }
 say "abi-scan: headers $UAPI, kernel tree $KSRC, output $OUT"
 plan=$(timeout 300 python3 "$HERE/scan.py" plan "${args[@]}")
 say "$plan"
+[ ! -s "$OUT/cache/jobs.txt" ] || check_multilib
 run_jobs "$OUT/cache/jobs.txt" compiled
 probe=$(timeout 600 python3 "$HERE/scan.py" probe "${args[@]}")
 [ -z "$probe" ] || say "$probe"
+[ ! -s "$OUT/cache/jobs2.txt" ] || check_multilib
 run_jobs "$OUT/cache/jobs2.txt" "compiled with a prerequisite"
 say "analysing..."
 timeout 600 python3 "$HERE/scan.py" analyze "${args[@]}" --ksrc "$KSRC" "${q[@]}"

@@ -5,9 +5,11 @@
 #
 #   test.sh --uapi DIR --ksrc DIR --out DIR
 #
-# Scans DIR (reusing its cache) and, in OUT/synthetic, the header
-# testdata/synthetic.h. Prints "ok - ..." or "not ok - ..." per check and
-# "N passed, N failed" last; exits non-zero if a check failed.
+# Runs the unit tests (unit-tests.py, canned pahole output), scans DIR
+# (reusing its cache) and, in OUT/synthetic, the header
+# testdata/synthetic.h, whose expected numbers (testdata/expected.tsv) are
+# compiled as _Static_asserts too. Prints "ok - ..." or "not ok - ..." per
+# check and "N passed, N failed" last; exits non-zero if a check failed.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -64,6 +66,23 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 log=$OUT/test-scan.log
 
+# --- unit tests: their lines count as ours
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) passed=$((passed + 1)); echo "$line" ;;
+	"not ok - "*) failed=$((failed + 1)); echo "$line" ;;
+	*" passed, "*" failed") ;;
+	*) echo "$line" ;;
+	esac
+done < <(python3 "$HERE/unit-tests.py" 2>&1 || true)
+
+# proves ABI FILE: gcc with ABI's flag accepts FILE (-I UAPI_DIR)
+proves() {
+	gcc "$(abi_flag "$1")" -fsyntax-only -I "$3" "$2" 2>"$2.err"
+}
+refuted() { ! proves "$@"; }
+abi_flag() { case $1 in i386) echo -m32 ;; x86_64) echo -m64 ;; x32) echo -mx32 ;; esac; }
+
 # --- the real headers
 rc=0
 timeout 900 "$HERE/abi-scan.sh" --uapi "$UAPI" --ksrc "$KSRC" --out "$OUT" --quiet >"$log" 2>&1 || rc=$?
@@ -87,6 +106,31 @@ check "the where-else table shows the autofs row in bold" \
 	grep -q '^| \*\*`struct autofs_v5_packet`\*\* |' "$OUT/where-else-table.md"
 check "failed.txt names linux/patchkey.h and its #error" \
 	grep -q '^linux/patchkey.h	.*#error' "$OUT/failed.txt"
+check "union bpf_attr is flagged (class 2: link_create.tracing.cookie moves)" \
+	eq "$(field "$R" bpf_attr class)" 2
+h=$(field "$R" bpf_attr kernel_handling)
+check "union bpf_attr's aligned(8) does not count as handling ($h)" \
+	test "${h#nothing found}" != "$h"
+check "union bpf_attr is silent (no ioctl number carries its size)" eq "$(field "$R" bpf_attr crossing)" silent
+check "ib_user_mad_reg_req (an expression as bound, 16 bytes at 4 everywhere) is not flagged" \
+	eq "$(field "$R" ib_user_mad_reg_req class)$(field "$A" ib_user_mad_reg_req class)" 0
+unproven=$(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$c["proof"] != "ok" { print $1 }' "$R" | head -5 | tr '\n' ' ')
+check "every flagged type's sizes and offsets compile as _Static_asserts${unproven:+ (not: $unproven)}" \
+	test -z "$unproven" -a -s "$R"
+check "the counts split class 3 into identical bytes and real differences" \
+	grep -q '^| 3 | .*bytes identical | [0-9]' "$OUT/where-else-counts.md"
+check "the counts show loud and silent per class" grep -q '| Loud (ioctl size) | Silent |' \
+	"$OUT/where-else-counts.md"
+# one number off in a copy of the autofs proof must fail
+pf=$(grep -l 'struct autofs_v5_packet sizeof 300' "$OUT"/proof/i386/*.c 2>/dev/null | head -1)
+if [ -n "$pf" ]; then
+	sed 's/== 300, "struct autofs_v5_packet sizeof 300"/== 301, "wrong on purpose"/' "$pf" >"$OUT/wrong.c"
+	check "a proof file compiles for i386 as written" proves i386 "$pf" "$UAPI"
+	check "the same file with sizeof 301 fails to compile" refuted i386 "$OUT/wrong.c" "$UAPI"
+else
+	check "the i386 proof files assert sizeof(struct autofs_v5_packet) == 300" false
+fi
 
 # --- a rerun with nothing changed uses the cache and takes <= 5 s
 t0=$(date +%s%N)
@@ -126,6 +170,36 @@ check "synthetic: abiscan_packed is 12/12/12 and not flagged" \
 check "synthetic: abiscan_nested is class 1 through its member" \
 	eq "$(field "$R" abiscan_nested class) $(field "$R" abiscan_nested propagated)" \
 	"1 struct abiscan_tail (class 1) in t"
+# testdata/expected.tsv: each row's class and sizes in the scan's output
+while IFS=$'\t' read -r name cls sz _m _o; do
+	case $name in '#'* | '') continue ;; esac
+	check "synthetic: $name is class $cls, $sz" \
+		eq "$(field "$A" "$name" class) $(sizes "$A" "$name")" "$cls $sz"
+done <"$HERE/testdata/expected.tsv"
+check "synthetic: abiscan_notfixed's aligned(8) is not its handling" \
+	contains "$(field "$R" abiscan_notfixed kernel_handling)" "nothing found"
+check "synthetic: abiscan_slot is class 3 with identical bytes" \
+	eq "$(field "$R" abiscan_slot class3_kind)" "member types differ, bytes identical"
+check "synthetic: abiscan_ioctl is loud" contains "$(field "$R" abiscan_ioctl crossing)" "loud"
+check "synthetic: abiscan_tail is silent" eq "$(field "$R" abiscan_tail crossing)" silent
+unproven=$(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$c["proof"] != "ok" { print $1 }' "$R" | tr '\n' ' ')
+check "synthetic: every flagged type's numbers compile as _Static_asserts${unproven:+ (not: $unproven)}" \
+	test -z "$unproven" -a -s "$R"
+# the fixture's own numbers, compiled: a wrong number in expected.tsv fails
+for abi in i386 x86_64 x32; do
+	awk -F'\t' -v abi="$abi" '
+		BEGIN { i = abi == "i386" ? 1 : abi == "x86_64" ? 2 : 3
+			print "#include <stddef.h>\n#include <abiscan/synthetic.h>" }
+		/^#/ || NF < 5 { next }
+		{ split($3, s, "/"); split($5, o, "/")
+		  printf "_Static_assert(sizeof(struct %s) == %s, \"%s\");\n", $1, s[i], $1
+		  printf "_Static_assert(offsetof(struct %s, %s) == %s, \"%s.%s\");\n", $1, $4, o[i], $1, $4 }
+	' "$HERE/testdata/expected.tsv" >"$syn/expected-$abi.c"
+	check "synthetic: testdata/expected.tsv's numbers compile as _Static_asserts for $abi" \
+		proves "$abi" "$syn/expected-$abi.c" "$syn/uapi"
+	[ ! -s "$syn/expected-$abi.c.err" ] || grep -m3 'error' "$syn/expected-$abi.c.err" | sed 's/^/#   /'
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

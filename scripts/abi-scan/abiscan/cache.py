@@ -1,0 +1,168 @@
+"""The compile cache: which (header, ABI) objects exist and are still
+valid (compiler, flags and the content of every header they included),
+and the jobs files abi-scan.sh compiles."""
+
+import fnmatch
+import glob
+import hashlib
+import json
+import os
+
+from .compare import ABIS
+
+ABI_FLAG = {"i386": "-m32", "x86_64": "-m64", "x32": "-mx32"}
+# Bump when the meaning of cached files changes.
+SCHEMA = "abi-scan-2"
+
+
+def _self_hash():
+    """The scanner's own code: a change reruns the analysis."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    h = hashlib.sha256()
+    for p in sorted(glob.glob(os.path.join(here, "*.py")) + [os.path.join(here, "..", "scan.py")]):
+        with open(p, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()
+
+
+SELF_HASH = _self_hash()
+
+
+def sha(data):
+    return hashlib.sha256(data if isinstance(data, bytes) else data.encode()).hexdigest()
+
+
+class Hasher:
+    """Content hashes of files, each read once per run."""
+
+    def __init__(self):
+        self.memo = {}
+
+    def __call__(self, path):
+        if path not in self.memo:
+            try:
+                with open(path, "rb") as f:
+                    self.memo[path] = hashlib.sha1(f.read()).hexdigest()
+            except OSError:
+                self.memo[path] = None
+        return self.memo[path]
+
+
+class Ctx:
+    def __init__(self, a):
+        self.uapi = os.path.abspath(a.uapi)
+        self.out = os.path.abspath(a.out)
+        self.cache = os.path.join(self.out, "cache")
+        self.cflags = a.cflags
+        self.toolkey = a.toolkey
+        self.only = a.only
+        self.quiet = getattr(a, "quiet", False)
+        self.ksrc = os.path.abspath(a.ksrc) if getattr(a, "ksrc", None) else None
+        self.index_path = os.path.join(self.cache, "index.json")
+        self.hash = Hasher()
+        try:
+            with open(self.index_path) as f:
+                self.index = json.load(f)
+        except (OSError, ValueError):
+            self.index = {}
+        self.dirty = False
+
+    def save_index(self):
+        if not self.dirty:                  # a warm run: 5 MB not rewritten
+            return
+        tmp = self.index_path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(self.index, f, sort_keys=True)
+        os.replace(tmp, self.index_path)
+
+    def base_key(self, abi, prelude=()):
+        # compiler version + flags + ABI (+ the headers included first)
+        return sha("\0".join([SCHEMA, self.toolkey, self.cflags, ABI_FLAG[abi],
+                              self.uapi, ",".join(prelude)]))
+
+    def objbase(self, abi, hdr, prelude=()):
+        name = hdr.replace("/", "__")
+        if prelude:
+            name += "+pre"
+        return os.path.join(self.cache, "obj", abi, name)
+
+    def headers(self):
+        """Headers compiled stand-alone: every *.h but asm-generic/*.h,
+        which the kernel's own header test also skips (they are reached
+        through asm/*.h; their types count when something includes them)."""
+        out = []
+        for root, dirs, files in os.walk(self.uapi, followlinks=True):
+            dirs.sort()
+            for fn in sorted(files):
+                if not fn.endswith(".h"):
+                    continue
+                rel = os.path.relpath(os.path.join(root, fn), self.uapi)
+                if rel.startswith("asm-generic/"):
+                    continue
+                if self.only and not any(fnmatch.fnmatch(rel, p) for p in self.only.split(",")):
+                    continue
+                out.append(rel)
+        return out
+
+    def valid(self, key, abi, prelude=()):
+        e = self.index.get(key)
+        if not e or e.get("base") != self.base_key(abi, prelude):
+            return False
+        if any(self.hash(p) != h for p, h in e["deps"].items()):
+            return False
+        b = self.objbase(abi, e["hdr"], prelude)
+        return all(os.path.exists(b + x) for x in ((".pa", ".sizes") if e["ok"] else (".err",)))
+
+    def ingest(self, jobs_file):
+        """Record the compiles of a jobs file in the index (deps from .d)."""
+        try:
+            with open(jobs_file) as f:
+                jobs = [l.split() for l in f if l.strip()]
+        except OSError:
+            return
+        for j in jobs:
+            abi, _flag, hdr, base = j[:4]
+            prelude = tuple(j[4].split(",")) if j[4] != "-" else ()
+            try:
+                with open(base + ".status") as f:
+                    status = f.read().strip()
+            except OSError:
+                status = "missing"
+            deps = set()
+            try:
+                with open(base + ".d") as f:
+                    deps.update(p for p in f.read().replace("\\\n", " ").split()[1:]
+                                if p.endswith(".h"))
+            except OSError:
+                pass
+            deps.add(os.path.join(self.uapi, hdr))
+            self.dirty = True
+            self.index[jobkey(abi, hdr, prelude)] = {
+                "hdr": hdr, "abi": abi, "prelude": list(prelude),
+                "base": self.base_key(abi, prelude), "ok": status == "ok",
+                "deps": {p: self.hash(p) for p in sorted(deps)}}
+
+
+def jobkey(abi, hdr, prelude=()):
+    return f"{abi}:{hdr}" + ("|" + ",".join(prelude) if prelude else "")
+
+
+def job_line(ctx, abi, hdr, prelude=()):
+    base = ctx.objbase(abi, hdr, prelude)
+    os.makedirs(os.path.dirname(base), exist_ok=True)
+    return " ".join([abi, ABI_FLAG[abi], hdr, base, ",".join(prelude) or "-"]) + "\n"
+
+
+def write_jobs(path, lines):
+    with open(path, "w") as f:
+        f.writelines(lines)
+
+
+def cmd_plan(ctx):
+    os.makedirs(ctx.cache, exist_ok=True)
+    hdrs = ctx.headers()
+    lines = [job_line(ctx, abi, h) for abi in ABIS for h in hdrs   # ABI-major: gcc batches
+             if not ctx.valid(jobkey(abi, h), abi)]
+    write_jobs(os.path.join(ctx.cache, "jobs.txt"), lines)
+    print(f"{len(hdrs)} headers x {len(ABIS)} ABIs: {len(lines)} to compile, "
+          f"{len(hdrs) * len(ABIS) - len(lines)} cached")

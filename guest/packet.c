@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "packet.h"
 
@@ -67,6 +68,43 @@ int wait_readable(int fd, int timeout_ms, long *waited_ms)
 		return -1;
 	}
 	return r > 0;	/* POLLIN or POLLHUP: read() will tell */
+}
+
+ssize_t read_when_ready(int fd, void *buf, size_t n, int timeout_ms,
+			struct read_result *rr)
+{
+	long start = now_ms(), left, waited;
+	ssize_t got;
+	int r;
+
+	for (;;) {
+		left = timeout_ms - (now_ms() - start);
+		r = wait_readable(fd, left > 0 ? (int)left : 0, &waited);
+		rr->waited_ms = now_ms() - start;
+		if (r <= 0) {
+			rr->status = r == 0 ? RD_STALL : lab_stop ? RD_INTR : RD_ERROR;
+			rr->err = errno;
+			return -1;
+		}
+		if (rr->got == 0) {
+			long q = pipe_queued(fd);
+
+			rr->queued = q > 0 ? (size_t)q : 0;
+		}
+		got = read(fd, buf, n);
+		if (got >= 0)
+			return got;
+		rr->err = errno;
+		if (lab_stop || (rr->err != EAGAIN && rr->err != EINTR)) {
+			rr->status = lab_stop ? RD_INTR : RD_ERROR;
+			return -1;
+		}
+		/* ready, yet someone else took the bytes: wait out the rest */
+		if (now_ms() - start >= timeout_ms) {
+			rr->status = RD_STALL;
+			return -1;
+		}
+	}
 }
 
 long pipe_queued(int fd)

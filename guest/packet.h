@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <linux/auto_fs.h>
 
 /* x32 defines __x86_64__ too: its 32-bit long and pointers tell it */
@@ -68,6 +69,13 @@ void lab_stop_signals(sigset_t *set);
 /* Wait up to timeout_ms for fd to be readable: 1 ready, 0 timed out,
  * -1 error or lab_stop (errno EINTR). */
 int wait_readable(int fd, int timeout_ms, long *waited_ms);
+/* Wait for fd to be readable, then read() up to n bytes, all within
+ * timeout_ms: EAGAIN (another reader was first) or EINTR waits again for
+ * what is left of it.  Sets rr->queued (FIONREAD) if rr->got is 0 and
+ * rr->waited_ms.  Returns read()'s count, or -1 with rr->status
+ * RD_STALL, RD_INTR or RD_ERROR and rr->err. */
+ssize_t read_when_ready(int fd, void *buf, size_t n, int timeout_ms,
+			struct read_result *rr);
 /* Bytes sitting in a pipe (FIONREAD), or -1. */
 long pipe_queued(int fd);
 

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <unistd.h>
 
 #include "packet.h"
 
@@ -32,7 +31,6 @@ int automount_read_sized(int fd, void *buf, size_t bufsz, size_t want,
 {
 	unsigned char *p = buf;
 	ssize_t n;
-	int r;
 
 	*rr = (struct read_result){ .want = want };
 	if (bufsz < want) {
@@ -41,27 +39,9 @@ int automount_read_sized(int fd, void *buf, size_t bufsz, size_t want,
 		return -1;
 	}
 	while (rr->got < want) {
-		r = wait_readable(fd, timeout_ms, &rr->waited_ms);
-		if (r <= 0) {
-			rr->status = r == 0 ? RD_STALL : lab_stop ? RD_INTR : RD_ERROR;
-			rr->err = errno;
+		n = read_when_ready(fd, p + rr->got, want - rr->got, timeout_ms, rr);
+		if (n < 0)
 			return -1;
-		}
-		if (rr->got == 0) {
-			long q = pipe_queued(fd);
-
-			rr->queued = q > 0 ? (size_t)q : 0;
-		}
-		n = read(fd, p + rr->got, want - rr->got);
-		if (n < 0 && errno == EINTR && !lab_stop)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			continue;	/* poll said ready, someone raced us: poll again */
-		if (n < 0) {
-			rr->status = lab_stop ? RD_INTR : RD_ERROR;
-			rr->err = errno;
-			return -1;
-		}
 		if (n == 0) {
 			rr->status = RD_EOF;
 			return -1;

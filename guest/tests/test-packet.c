@@ -313,6 +313,45 @@ TEST_F(rd, systemd_does_one_read)
 	EXPECT_EQ(4U, self->rr.got);
 }
 
+/* poll() says readable, read() says EAGAIN: another reader took the
+ * bytes.  Both strategies wait again, and give up within their limit. */
+TEST_F(rd, systemd_retries_eagain_within_limit)
+{
+	FEED(0, NATIVE);
+	ASSERT_EQ(0, fail_syscall(__NR_read, self->r, EAGAIN)) TH_LOG("%s", strerror(errno));
+	reader_systemd_style.read(self->r, self->out, sizeof(self->out), TMO, &self->rr);
+	read_describe(&self->rr, self->out, self->why, sizeof(self->why));
+	EXPECT_STATUS(RD_STALL, self->rr) TH_LOG("%s", self->why);
+	EXPECT_EQ(0U, self->rr.got);
+	EXPECT_LE(TMO - 10, self->rr.waited_ms);
+	EXPECT_GE(TMO + 100, self->rr.waited_ms);
+}
+
+TEST_F(rd, automount_retries_eagain_within_limit)
+{
+	FEED(0, NATIVE);
+	ASSERT_EQ(0, fail_syscall(__NR_read, self->r, EAGAIN)) TH_LOG("%s", strerror(errno));
+	automount_read_sized(self->r, self->out, sizeof(self->out), 304, TMO, &self->rr);
+	read_describe(&self->rr, self->out, self->why, sizeof(self->why));
+	EXPECT_STATUS(RD_STALL, self->rr) TH_LOG("%s", self->why);
+	EXPECT_EQ(0U, self->rr.got);
+	EXPECT_LE(TMO - 10, self->rr.waited_ms);
+	EXPECT_GE(TMO + 100, self->rr.waited_ms);
+}
+
+/* Any other failure of read() is reported with its own errno. */
+TEST_F(rd, read_error_keeps_its_errno)
+{
+	FEED(0, NATIVE);
+	ASSERT_EQ(0, fail_syscall(__NR_read, self->r, EIO)) TH_LOG("%s", strerror(errno));
+	reader_systemd_style.read(self->r, self->out, sizeof(self->out), TMO, &self->rr);
+	EXPECT_STATUS(RD_ERROR, self->rr);
+	EXPECT_EQ(EIO, self->rr.err);
+	automount_read_sized(self->r, self->out, sizeof(self->out), 304, TMO, &self->rr2);
+	EXPECT_STATUS(RD_ERROR, self->rr2);
+	EXPECT_EQ(EIO, self->rr2.err);
+}
+
 /* The validator, one mutation of a good lookup of a at a time. */
 FIXTURE(garbled) {
 	union pkt_buf in;

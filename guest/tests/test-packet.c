@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "packet.h"
+#include "pipe-trial.h"
 #include "kselftest_harness.h"
 #include "lab-test.h"
 
@@ -618,6 +619,28 @@ TEST_F(rd, packet_pipe_reads_two_304)
 	EXPECT_EQ(0, idx) TH_LOG("%s", self->why);
 	EXPECT_EQ(0, idx2) TH_LOG("%s", self->why2);
 	EXPECT_EQ(0, pipe_queued(self->r));
+}
+
+/* packet-pipe's control: an ordinary pipe is a byte stream. */
+TEST(pipe_trial_ordinary_pipe_is_a_stream)
+{
+	struct trial t = { .name = "ordinary" };
+
+	ASSERT_EQ(0, pipe_trial(&t, 0, TMO)) TH_LOG("%s", t.failed);
+	EXPECT_EQ(304, t.queued);
+	EXPECT_TRUE(trial_stream(&t));
+	EXPECT_FALSE(trial_packetized(&t));
+}
+
+/* A failed write says why with its own errno, not EIO. */
+TEST(pipe_trial_keeps_the_errno_of_a_failed_write)
+{
+	struct trial t = { .name = "ordinary" };
+
+	ASSERT_EQ(0, fail_syscall(__NR_write, -1, ENOSPC)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(-1, pipe_trial(&t, 0, TMO));
+	EXPECT_EQ(ENOSPC, errno) TH_LOG("errno %d (%s)", errno, strerror(errno));
+	EXPECT_HAS(t.failed, "write 1: No space left on device");
 }
 
 TEST(diagnose_shows_hex_fields_and_hint)

@@ -88,8 +88,9 @@ int serve(struct lab *L);
 /* kids.c */
 pid_t spawn_client(struct lab *L, const char *path);
 pid_t spawn_expirer(struct lab *L);
-/* Count a forked child among L->kids, so cleanup reaps it; returns pid. */
-pid_t kid_remember(struct lab *L, pid_t pid);
+/* fork(), counting the child among L->kids so that cleanup reaps it.
+ * With all MAX_KIDS taken it starts none: -1, errno EAGAIN. */
+pid_t kid_fork(struct lab *L);
 /* Wait up to ms for a kid; 0 with *status set, or -1 if it had to be killed. */
 int kid_wait(struct lab *L, pid_t pid, int ms, int *status);
 /* Wait briefly for every kid, then SIGKILL what is left. */

@@ -35,9 +35,19 @@ static void child_prepare(struct lab *L, int keep_ioctl_fd)
 		close(L->ioctl_fd);
 }
 
-pid_t kid_remember(struct lab *L, pid_t pid)
+pid_t kid_fork(struct lab *L)
 {
-	if (pid > 0 && L->nkids < MAX_KIDS)
+	pid_t pid;
+
+	if (L->nkids >= MAX_KIDS) {
+		fprintf(stderr, "%s: %d children already: refusing to start one more, which cleanup could not reap\n",
+			L->prog, L->nkids);
+		errno = EAGAIN;
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid > 0)
 		L->kids[L->nkids++] = pid;
 	return pid;
 }
@@ -48,10 +58,9 @@ pid_t spawn_client(struct lab *L, const char *path)
 	struct statfs sf;
 	pid_t pid;
 
-	fflush(NULL);
-	pid = fork();
+	pid = kid_fork(L);
 	if (pid != 0)
-		return kid_remember(L, pid);
+		return pid;
 
 	child_prepare(L, 0);
 	/* out of the daemon's pgrp, or the kernel treats us as the daemon */
@@ -83,10 +92,9 @@ pid_t spawn_expirer(struct lab *L)
 	int how = AUTOFS_EXP_IMMEDIATE, done = 0;
 	pid_t pid;
 
-	fflush(NULL);
-	pid = fork();
+	pid = kid_fork(L);
 	if (pid != 0)
-		return kid_remember(L, pid);
+		return pid;
 
 	child_prepare(L, 1);
 	/* stays in the daemon's pgrp: expire is the daemon's own business */

@@ -134,8 +134,7 @@ static pid_t fake_child(struct fake *f, int expirer)
 	}
 	if (pipe(rel) < 0)
 		return -1;
-	fflush(NULL);
-	pid = fork();
+	pid = kid_fork(&f->lab);
 	if (pid == 0) {
 		/* never outlive the test */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -161,7 +160,7 @@ static pid_t fake_child(struct fake *f, int expirer)
 	}
 	w = &f->w[f->nw++];
 	*w = (struct waiter){ .pid = pid, .release = rel[1], .expirer = expirer };
-	return kid_remember(&f->lab, pid);
+	return pid;
 }
 
 static pid_t fake_spawn_client(struct lab *L, const char *path)
@@ -541,6 +540,33 @@ TEST_F(serve, run)
 		for (; l; l = strtok_r(NULL, "\n", &save))
 			TH_LOG("stderr: %s", l);
 	}
+}
+
+/* Every child kids.c starts is counted, or it starts none: one that
+ * cleanup cannot find would outlive the daemon. */
+TEST(kids_never_lost)
+{
+	struct lab L = { .prog = "test-serve", .pipe_r = -1, .pipe_w = -1, .ioctl_fd = -1 };
+	pid_t pid = 0;
+	int n;
+
+	L.daemon_pid = getpid();
+	for (n = 0; n <= MAX_KIDS; n++) {
+		pid = kid_fork(&L);
+		if (pid == 0)
+			_exit(KID_OK);
+		if (pid < 0)
+			break;
+	}
+	EXPECT_EQ(MAX_KIDS, n);
+	EXPECT_EQ(-1, pid);
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(MAX_KIDS, L.nkids);
+
+	kids_reap_all(&L, TMO);
+	EXPECT_EQ(0, L.nkids);
+	EXPECT_EQ(-1, waitpid(-1, NULL, WNOHANG));
+	EXPECT_EQ(ECHILD, errno);
 }
 
 TEST_HARNESS_MAIN

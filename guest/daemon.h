@@ -100,15 +100,13 @@ void kids_reap_all(struct lab *L, int grace_ms);
  * lab_broken() is for the packet-size symptoms (leftover, stall, short,
  * garbled) with the sizes of the read that showed it; lab_error() for
  * everything else. */
-void lab_broken(struct lab *L, const char *cause, const struct pkt_sizes *sz,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-void lab_error(struct lab *L, const char *cause, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+__printf(4, 5) void lab_broken(struct lab *L, const char *cause,
+			       const struct pkt_sizes *sz, const char *fmt, ...);
+__printf(3, 4) void lab_error(struct lab *L, const char *cause, const char *fmt, ...);
 /* The run was cut short by the daemon's own watchdog or a stop signal:
  * that is the RESULT, an error with no sizes, whatever serve() met on the
  * way out (its words follow, after a colon). */
-void lab_cut_short(struct lab *L, const char *cause, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+__printf(3, 4) void lab_cut_short(struct lab *L, const char *cause, const char *fmt, ...);
 
 /* Always, after serving: CATATONIC, reap every child, unmount, close. */
 void lab_cleanup(struct lab *L);

@@ -10,6 +10,8 @@
 #include <sys/types.h>
 #include <linux/auto_fs.h>
 
+#include "compiler.h"
+
 /* x32 defines __x86_64__ too: its 32-bit long and pointers tell it */
 #if defined(__x86_64__) && defined(__ILP32__)
 #define LAB_ABI "x32"

@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 	size_t i;
 
 	result_init(&r, 0, "autofs-layout", LAB_ABI);
-	if (result_step_arg(argc, argv, &r) < 0)
+	if (result_args(argc, argv, &r, NULL) < 0)
 		return result_print(&r);
 
 	printf("# struct autofs_v5_packet from <linux/auto_fs.h>, compiled for %s\n",

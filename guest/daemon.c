@@ -246,10 +246,10 @@ static int setup(struct lab *L)
 
 static void print_usage(const char *prog, FILE *f)
 {
-	fprintf(f, "usage: %s --step N [--dir /auto] [--timeout-ms 2000] [--watchdog-s S] [--comm NAME]\n", prog);
+	fprintf(f, "usage: %s --step N --timeout-ms MS --watchdog-s S [--dir /auto] [--comm NAME]\n", prog);
 	fprintf(f, "  --step N        the lab step this run belongs to (0-99), for the RESULT line\n"
-		"  --timeout-ms    how long to wait for each packet and each child\n"
-		"  --watchdog-s    the whole run's limit (default: 5 times --timeout-ms)\n"
+		"  --timeout-ms    how long to wait for each packet and each child (lab.read_ms)\n"
+		"  --watchdog-s    the whole run's limit (lab.watchdog)\n"
 		"  --dir           where to mount the autofs (/auto)\n"
 		"  --comm NAME     the name the kernel sees (prctl PR_SET_NAME)\n");
 }
@@ -343,7 +343,6 @@ int main(int argc, char **argv)
 
 	L->prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	L->reader = &READER;
-	L->timeout_ms = 2000;
 	result_init(&L->res, 0, L->reader->name, LAB_ABI);
 	for (int i = 1; i < argc; i++) {
 		const char *opt = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -376,10 +375,13 @@ int main(int argc, char **argv)
 		}
 		i++;
 	}
+	/* no default for a limit: init.sh passes the kernel command line's */
 	if (!have_step)
 		return usage_error(L, "--step is required");
+	if (!L->timeout_ms)
+		return usage_error(L, "--timeout-ms is required (init.sh passes lab.read_ms)");
 	if (!watchdog_s)
-		watchdog_s = L->timeout_ms * 5 / 1000 + 1;
+		return usage_error(L, "--watchdog-s is required (init.sh passes lab.watchdog)");
 	snprintf(L->dir, sizeof(L->dir), "%s", dir);
 	for (int k = 0; k < NKEYS; k++)
 		snprintf(L->sub[k], sizeof(L->sub[k]), "%.250s/%s", L->dir, lab_keys[k]);

@@ -18,10 +18,10 @@ int main(int argc, char **argv)
 {
 	struct trial plain = { .name = "ordinary" }, direct = { .name = "O_DIRECT" };
 	struct lab_result r;
-	int timeout_ms = 1000;
+	int timeout_ms;
 
 	result_init(&r, 0, "packet-pipe", LAB_ABI);
-	if (result_step_arg(argc, argv, &r) < 0)
+	if (result_args(argc, argv, &r, &timeout_ms) < 0)
 		return result_print(&r);
 	r.packets = 2;
 	r.want = TRIAL_SHORT;

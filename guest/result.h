@@ -39,8 +39,10 @@ int result_print(const struct lab_result *r);
 /* A whole decimal number in [lo, hi] into *out: 0, or -1. */
 int result_parse_num(const char *s, long lo, long hi, int *out);
 
-/* The demos' command line, "--step N": 0 with r->step set, or -1 with
- * the usage on stderr and r a usage error, ready to print. */
-int result_step_arg(int argc, char **argv, struct lab_result *r);
+/* The demos' command line, "--step N", and "--timeout-ms MS" too if
+ * timeout_ms is not NULL (required: a limit has no default).  0 with
+ * r->step and *timeout_ms set, or -1 with the usage on stderr and r a
+ * usage error, ready to print. */
+int result_args(int argc, char **argv, struct lab_result *r, int *timeout_ms);
 
 #endif

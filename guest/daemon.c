@@ -1,6 +1,9 @@
-/* An autofs v5 daemon in miniature.  Built twice, once per reading
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * An autofs v5 daemon in miniature.  Built twice, once per reading
  * strategy (-DREADER=reader_systemd_style or reader_automount_style).
- * One RESULT line on stdout (result.c); everything else on stderr. */
+ * One RESULT line on stdout (result.c); everything else on stderr.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -23,8 +26,10 @@
 #error "build with -DREADER=reader_systemd_style or -DREADER=reader_automount_style"
 #endif
 
-/* The real kernel and the real children (kids.c), for serve() and
- * lab_cleanup(); the host tests put a fake in their place. */
+/*
+ * The real kernel and the real children (kids.c), for serve() and
+ * lab_cleanup(); the host tests put a fake in their place.
+ */
 static int real_ioctl(struct lab *L, unsigned long cmd, unsigned long arg)
 {
 	return ioctl(L->ioctl_fd, cmd, arg);
@@ -133,8 +138,10 @@ static int mkdir_p(const char *path)
 	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
-/* pgrp= of the topmost autofs mounted on dir, 0 if there is none, -1 if
- * it has no readable pgrp= option. */
+/*
+ * pgrp= of the topmost autofs mounted on dir, 0 if there is none, -1 if
+ * it has no readable pgrp= option.
+ */
 static int autofs_pgrp_on(const char *dir)
 {
 	char line[512], mnt[256], type[32], opts[256];
@@ -160,10 +167,12 @@ static int autofs_pgrp_on(const char *dir)
 	return pgrp;
 }
 
-/* An autofs left by a daemon that was killed before its cleanup (its
+/*
+ * An autofs left by a daemon that was killed before its cleanup (its
  * process group is gone) would sit under ours forever: detach it.  One
  * whose daemon lives is not ours: mounting over it would send its
- * clients to us, and walking into it would block us.  Returns that pgrp. */
+ * clients to us, and walking into it would block us.  Returns that pgrp.
+ */
 static int clear_stale_autofs(struct lab *L)
 {
 	int pgrp;
@@ -275,10 +284,12 @@ static void parent_on_signal(int sig)
 	parent_stop = sig;
 }
 
-/* setsid() refuses a process group leader, as a program started by an
+/*
+ * setsid() refuses a process group leader, as a program started by an
  * interactive shell is: then serve from a child in its own session.  The
  * parent passes a stop signal on and waits at most limit_s.  Returns -1
- * in the process that goes on to serve, else the exit status to end with. */
+ * in the process that goes on to serve, else the exit status to end with.
+ */
 static int own_session(struct lab *L, int limit_s)
 {
 	struct timespec tick = { 0, 50 * 1000 * 1000 };

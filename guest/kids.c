@@ -1,6 +1,9 @@
-/* The processes that make the kernel talk: a client that walks into
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The processes that make the kernel talk: a client that walks into
  * dir/<key> from its own process group (so the kernel does not take it
- * for the daemon), and an expirer that asks for expires.  All bounded. */
+ * for the daemon), and an expirer that asks for expires.  All bounded.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -157,9 +160,11 @@ int kid_wait(struct lab *L, pid_t pid, int ms, int *status)
 	return -1;
 }
 
-/* After AUTOFS_IOC_CATATONIC.  6.1 wakes the waiters of a catatonic mount
+/*
+ * After AUTOFS_IOC_CATATONIC.  6.1 wakes the waiters of a catatonic mount
  * with wake_up_interruptible(), but autofs_wait() sleeps killable, so a
- * client still blocked there only leaves with SIGKILL. */
+ * client still blocked there only leaves with SIGKILL.
+ */
 void kids_reap_all(struct lab *L, int grace_ms)
 {
 	int status;
@@ -168,9 +173,7 @@ void kids_reap_all(struct lab *L, int grace_ms)
 		pid_t pid = L->kids[0];
 
 		if (kid_wait(L, pid, grace_ms, &status) < 0)
-			fprintf(stderr, "%s: child %d still there %d ms after CATATONIC, "
-				"killed: an unanswered request sleeps killable in "
-				"autofs_wait(), CATATONIC does not wake it\n",
+			fprintf(stderr, "%s: child %d still there %d ms after CATATONIC, killed: an unanswered request sleeps killable in autofs_wait(), CATATONIC does not wake it\n",
 				L->prog, (int)pid, grace_ms);
 	}
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Packet validation and diagnosis: never act on bytes we cannot explain. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,8 +42,10 @@ int wait_readable(int fd, int timeout_ms, long *waited_ms)
 	sigset_t stop, orig;
 	int r, err;
 
-	/* lab_stop is tested with the stop signals blocked; ppoll() unblocks
-	 * them atomically, so none can slip in between test and wait */
+	/*
+	 * lab_stop is tested with the stop signals blocked; ppoll() unblocks
+	 * them atomically, so none can slip in between test and wait
+	 */
 	lab_stop_signals(&stop);
 	sigprocmask(SIG_BLOCK, &stop, &orig);
 	for (;;) {
@@ -121,7 +124,7 @@ const char *ptype_name(int type)
 		"expire_indirect", "missing_direct", "expire_direct",
 	};
 
-	if (type >= 0 && type < (int)(sizeof(names) / sizeof(names[0])))
+	if (type >= 0 && type < (int)ARRAY_SIZE(names))
 		return names[type];
 	return "unknown";
 }

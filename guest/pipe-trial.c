@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* packet-pipe's experiment: see pipe-trial.h. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -68,7 +69,8 @@ int pipe_trial(struct trial *t, int flags, int timeout_ms)
 	if (write_pkt(t, fds[1], p1, 1) < 0)
 		goto fail;
 	t->queued = pipe_queued(fds[0]);
-	/* only this program asks for the pipe's size: the gdb script of
+	/*
+	 * only this program asks for the pipe's size: the gdb script of
 	 * step 4 stops in pipe_fcntl() to look at the first write's buffer
 	 */
 	t->size = fcntl(fds[1], F_GETPIPE_SZ);

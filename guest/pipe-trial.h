@@ -21,9 +21,11 @@ struct trial {
 	char failed[96];	/* the call that failed, for the RESULT detail */
 };
 
-/* The calls on a pipe made with pipe2(flags), each read waiting at most
+/*
+ * The calls on a pipe made with pipe2(flags), each read waiting at most
  * timeout_ms: 0, or -1 with the failed call's errno (EIO for a short
- * write, which has none) and t->failed saying which. */
+ * write, which has none) and t->failed saying which.
+ */
 int pipe_trial(struct trial *t, int flags, int timeout_ms);
 /* The 4 bytes read 1 left were dropped: read 2 got all of packet 2. */
 int trial_packetized(const struct trial *t);

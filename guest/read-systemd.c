@@ -1,6 +1,9 @@
-/* systemd-style reading: one read() of exactly sizeof(struct autofs_v5_packet)
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * systemd-style reading: one read() of exactly sizeof(struct autofs_v5_packet)
  * as compiled, and anything else is an error.  On i386 that is 300 bytes,
- * so a 304-byte packet in a stream pipe leaves 4 bytes for the next read. */
+ * so a 304-byte packet in a stream pipe leaves 4 bytes for the next read.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 

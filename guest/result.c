@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The RESULT line: one writer for every guest program. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -57,8 +58,7 @@ int result_format(char *buf, size_t len, const struct lab_result *r)
 	for (char *p = d; *p; p++)
 		if (*p == '"' || *p == '\n' || *p == '\r')
 			*p = '\'';
-	return snprintf(buf, len, "RESULT step=%d reader=%s abi=%s comm=%s verdict=%s "
-			"cause=%s packets=%d queued=%s want=%s got=%s detail=\"%s\"\n",
+	return snprintf(buf, len, "RESULT step=%d reader=%s abi=%s comm=%s verdict=%s cause=%s packets=%d queued=%s want=%s got=%s detail=\"%s\"\n",
 			r->step, reader, abi, c, verdict, cause, r->packets, q, w, g, d);
 }
 

@@ -1,6 +1,9 @@
-/* What the host tests share: the sizes, the packet the fake kernel
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the host tests share: the sizes, the packet the fake kernel
  * writes, and two checks.  Each test is one translation unit with the
- * kselftest harness, so this header defines its helpers static. */
+ * kselftest harness, so this header defines its helpers static.
+ */
 #ifndef LAB_TEST_H
 #define LAB_TEST_H
 
@@ -49,9 +52,11 @@ static inline int host_is_x86_64(void)
 #define LAB_AUDIT_ARCH AUDIT_ARCH_X86_64
 #endif
 
-/* From now on, in this process, the system call nr on fd (on any fd above
+/*
+ * From now on, in this process, the system call nr on fd (on any fd above
  * stderr if fd < 0) fails with err: what the kernel does only in a race,
- * made certain with a seccomp filter.  0, or -1 with errno. */
+ * made certain with a seccomp filter.  0, or -1 with errno.
+ */
 static inline int fail_syscall(int nr, int fd, int err)
 {
 	struct sock_filter f[] = {
@@ -68,7 +73,7 @@ static inline int fail_syscall(int nr, int fd, int err)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned int)err & SECCOMP_RET_DATA)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+	struct sock_fprog prog = { .len = ARRAY_SIZE(f), .filter = f };
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -1;

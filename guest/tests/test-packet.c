@@ -1,6 +1,9 @@
-/* Host unit tests: the daemons' own reading strategies and validator, fed
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests: the daemons' own reading strategies and validator, fed
  * through real pipes.  Built for i386 and x86_64 on the kernel's
- * kselftest harness, which prints TAP. */
+ * kselftest harness, which prints TAP.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -34,8 +37,10 @@ static void make_pkt(unsigned char *buf, int type, autofs_wqt_t token,
 	memcpy(buf, &p, COMPAT);	/* every field ends by byte 300 */
 }
 
-/* A pipe holding these bytes, read end non-blocking as the daemons have
- * it; -1 if the pipe could not be made or filled. */
+/*
+ * A pipe holding these bytes, read end non-blocking as the daemons have
+ * it; -1 if the pipe could not be made or filled.
+ */
 static int feed(int *wfd, const void *data, size_t n)
 {
 	int fds[2];
@@ -314,8 +319,10 @@ TEST_F(rd, systemd_does_one_read)
 	EXPECT_EQ(4U, self->rr.got);
 }
 
-/* poll() says readable, read() says EAGAIN: another reader took the
- * bytes.  Both strategies wait again, and give up within their limit. */
+/*
+ * poll() says readable, read() says EAGAIN: another reader took the
+ * bytes.  Both strategies wait again, and give up within their limit.
+ */
 TEST_F(rd, systemd_retries_eagain_within_limit)
 {
 	FEED(0, NATIVE);

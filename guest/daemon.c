@@ -1,10 +1,14 @@
-/* An autofs v5 daemon in miniature.  Built twice, once per reading
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * An autofs v5 daemon in miniature.  Built twice, once per reading
  * strategy (-DREADER=reader_systemd_style or reader_automount_style).
- * One RESULT line on stdout (result.c); everything else on stderr. */
+ * One RESULT line on stdout (result.c); everything else on stderr.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +26,10 @@
 #error "build with -DREADER=reader_systemd_style or -DREADER=reader_automount_style"
 #endif
 
-/* The real kernel and the real children (kids.c), for serve() and
- * lab_cleanup(); the host tests put a fake in their place. */
+/*
+ * The real kernel and the real children (kids.c), for serve() and
+ * lab_cleanup(); the host tests put a fake in their place.
+ */
 static int real_ioctl(struct lab *L, unsigned long cmd, unsigned long arg)
 {
 	return ioctl(L->ioctl_fd, cmd, arg);
@@ -132,8 +138,10 @@ static int mkdir_p(const char *path)
 	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
-/* pgrp= of the topmost autofs mounted on dir, 0 if there is none, -1 if
- * it has no readable pgrp= option. */
+/*
+ * pgrp= of the topmost autofs mounted on dir, 0 if there is none, -1 if
+ * it has no readable pgrp= option.
+ */
 static int autofs_pgrp_on(const char *dir)
 {
 	char line[512], mnt[256], type[32], opts[256];
@@ -159,10 +167,12 @@ static int autofs_pgrp_on(const char *dir)
 	return pgrp;
 }
 
-/* An autofs left by a daemon that was killed before its cleanup (its
+/*
+ * An autofs left by a daemon that was killed before its cleanup (its
  * process group is gone) would sit under ours forever: detach it.  One
  * whose daemon lives is not ours: mounting over it would send its
- * clients to us, and walking into it would block us.  Returns that pgrp. */
+ * clients to us, and walking into it would block us.  Returns that pgrp.
+ */
 static int clear_stale_autofs(struct lab *L)
 {
 	int pgrp;
@@ -181,7 +191,18 @@ static int clear_stale_autofs(struct lab *L)
 	return 0;
 }
 
-#define SETUP_FAIL(cause, ...) do { lab_error(L, cause, __VA_ARGS__); return -1; } while (0)
+/* A failed setup step decides the RESULT: -1, for setup() to return. */
+static __printf(3, 4) int setup_fail(struct lab *L, const char *cause, const char *fmt, ...)
+{
+	char why[RESULT_DETAIL_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	lab_error(L, cause, "%s", why);
+	return -1;
+}
 
 static int setup(struct lab *L)
 {
@@ -191,62 +212,68 @@ static int setup(struct lab *L)
 	unsigned long tmo = 60;	/* seconds; expires here are forced anyway */
 
 	if (pipe(fds) < 0)	/* plain pipe: packet mode is the kernel's call */
-		SETUP_FAIL("setup", "pipe: %s", strerror(errno));
+		return setup_fail(L, "setup", "pipe: %s", strerror(errno));
 	L->pipe_r = fds[0];
 	L->pipe_w = fds[1];
 	if (mkdir_p(L->dir) < 0)
-		SETUP_FAIL("setup", "mkdir %s: %s", L->dir, strerror(errno));
-	if ((busy = clear_stale_autofs(L)) != 0)
-		SETUP_FAIL("setup", "%s is in use by the autofs daemon of process group %d",
-			   L->dir, busy);
+		return setup_fail(L, "setup", "mkdir %s: %s", L->dir, strerror(errno));
+	busy = clear_stale_autofs(L);
+	if (busy)
+		return setup_fail(L, "setup",
+				  "%s is in use by the autofs daemon of process group %d",
+				  L->dir, busy);
 	snprintf(opts, sizeof(opts), "fd=%d,pgrp=%d,minproto=5,maxproto=5,indirect",
 		 L->pipe_w, (int)getpgrp());
 	if (mount("lab", L->dir, "autofs", 0, opts) < 0)
-		SETUP_FAIL("mount", "mount autofs on %s (%s): %s", L->dir, opts,
-			   strerror(errno));
+		return setup_fail(L, "mount", "mount autofs on %s (%s): %s", L->dir, opts,
+				  strerror(errno));
 	L->autofs_mounted = 1;
 	/* the kernel holds its own reference; ours would hide EOF */
 	close(L->pipe_w);
 	L->pipe_w = -1;
 	/* poll() decides when to read */
 	if (fcntl(L->pipe_r, F_SETFL, O_NONBLOCK) < 0)
-		SETUP_FAIL("setup", "fcntl O_NONBLOCK: %s", strerror(errno));
+		return setup_fail(L, "setup", "fcntl O_NONBLOCK: %s", strerror(errno));
 
 	L->ioctl_fd = open(L->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (L->ioctl_fd < 0)
-		SETUP_FAIL("setup", "open %s: %s", L->dir, strerror(errno));
+		return setup_fail(L, "setup", "open %s: %s", L->dir, strerror(errno));
 	if (fstat(L->ioctl_fd, &st) < 0)
-		SETUP_FAIL("setup", "fstat %s: %s", L->dir, strerror(errno));
+		return setup_fail(L, "setup", "fstat %s: %s", L->dir, strerror(errno));
 	L->root_dev = (unsigned int)st.st_dev;	/* packets carry new_encode_dev() */
 	L->root_ino = (unsigned long long)st.st_ino;
 	if (ioctl(L->ioctl_fd, AUTOFS_IOC_PROTOVER, &proto) < 0)
-		SETUP_FAIL("setup", "AUTOFS_IOC_PROTOVER: %s", strerror(errno));
+		return setup_fail(L, "setup", "AUTOFS_IOC_PROTOVER: %s", strerror(errno));
 	if (proto != 5)
-		SETUP_FAIL("setup", "kernel speaks autofs protocol %d, not 5", proto);
+		return setup_fail(L, "setup", "kernel speaks autofs protocol %d, not 5", proto);
 	if (ioctl(L->ioctl_fd, AUTOFS_IOC_SETTIMEOUT, &tmo) < 0)
-		SETUP_FAIL("setup", "AUTOFS_IOC_SETTIMEOUT: %s", strerror(errno));
+		return setup_fail(L, "setup", "AUTOFS_IOC_SETTIMEOUT: %s", strerror(errno));
 	fprintf(stderr, "%s: autofs on %s (%s), protocol %d, root dev 0x%x ino %llu\n",
 		L->prog, L->dir, opts, proto, L->root_dev, L->root_ino);
 	return 0;
 }
 
-static void usage(const char *prog, FILE *f)
+static void print_usage(const char *prog, FILE *f)
 {
-	fprintf(f, "usage: %s --step N [--dir /auto] [--timeout-ms 2000] [--watchdog-s S]"
-		" [--comm NAME]\n"
-		"  --step N        the lab step this run belongs to (0-99), for the RESULT line\n"
-		"  --timeout-ms    how long to wait for each packet and each child\n"
-		"  --watchdog-s    the whole run's limit (default: 5 times --timeout-ms)\n"
-		"  --comm NAME     the name the kernel sees (prctl PR_SET_NAME)\n", prog);
+	fprintf(f, "usage: %s --step N --timeout-ms MS --watchdog-s S [--dir /auto] [--comm NAME]\n", prog);
+	fprintf(f, "  --step N        the lab step this run belongs to (0-99), for the RESULT line\n"
+		"  --timeout-ms    how long to wait for each packet and each child (lab.read_ms)\n"
+		"  --watchdog-s    the whole run's limit (lab.watchdog)\n"
+		"  --dir           where to mount the autofs (/auto)\n"
+		"  --comm NAME     the name the kernel sees (prctl PR_SET_NAME)\n");
 }
 
-static int usage_error(struct lab *L, const char *fmt, const char *arg)
+static __printf(2, 3) int usage_error(struct lab *L, const char *fmt, ...)
 {
-	fprintf(stderr, "%s: ", L->prog);
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	usage(L->prog, stderr);
-	lab_error(L, "usage", fmt, arg);
+	char why[RESULT_DETAIL_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %s\n", L->prog, why);
+	print_usage(L->prog, stderr);
+	lab_error(L, "usage", "%s", why);
 	return result_print(&L->res);
 }
 
@@ -257,10 +284,12 @@ static void parent_on_signal(int sig)
 	parent_stop = sig;
 }
 
-/* setsid() refuses a process group leader, as a program started by an
+/*
+ * setsid() refuses a process group leader, as a program started by an
  * interactive shell is: then serve from a child in its own session.  The
  * parent passes a stop signal on and waits at most limit_s.  Returns -1
- * in the process that goes on to serve, else the exit status to end with. */
+ * in the process that goes on to serve, else the exit status to end with.
+ */
 static int own_session(struct lab *L, int limit_s)
 {
 	struct timespec tick = { 0, 50 * 1000 * 1000 };
@@ -325,13 +354,12 @@ int main(int argc, char **argv)
 
 	L->prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	L->reader = &READER;
-	L->timeout_ms = 2000;
 	result_init(&L->res, 0, L->reader->name, LAB_ABI);
 	for (int i = 1; i < argc; i++) {
 		const char *opt = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!strcmp(opt, "--help")) {
-			usage(L->prog, stdout);
+			print_usage(L->prog, stdout);
 			return 0;
 		}
 		if (strcmp(opt, "--step") && strcmp(opt, "--dir") && strcmp(opt, "--timeout-ms") &&
@@ -358,10 +386,13 @@ int main(int argc, char **argv)
 		}
 		i++;
 	}
+	/* no default for a limit: init.sh passes the kernel command line's */
 	if (!have_step)
-		return usage_error(L, "%s", "--step is required");
+		return usage_error(L, "--step is required");
+	if (!L->timeout_ms)
+		return usage_error(L, "--timeout-ms is required (init.sh passes lab.read_ms)");
 	if (!watchdog_s)
-		watchdog_s = L->timeout_ms * 5 / 1000 + 1;
+		return usage_error(L, "--watchdog-s is required (init.sh passes lab.watchdog)");
 	snprintf(L->dir, sizeof(L->dir), "%s", dir);
 	for (int k = 0; k < NKEYS; k++)
 		snprintf(L->sub[k], sizeof(L->sub[k]), "%.250s/%s", L->dir, lab_keys[k]);

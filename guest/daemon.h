@@ -1,6 +1,9 @@
-/* State of one daemon run, shared by daemon.c (setup, signals, main),
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * State of one daemon run, shared by daemon.c (setup, signals, main),
  * lab.c (failures, cleanup, the verdict), serve.c (the requests) and
- * kids.c (the processes that trigger them). */
+ * kids.c (the processes that trigger them).
+ */
 #ifndef LAB_DAEMON_H
 #define LAB_DAEMON_H
 
@@ -14,8 +17,10 @@
 #define MAX_KIDS 8
 #define MAX_TOKENS 16
 
-/* How a child of the daemon ends: its exit status, the contract between
- * kids.c (which exits with these) and serve.c (which explains them). */
+/*
+ * How a child of the daemon ends: its exit status, the contract between
+ * kids.c (which exits with these) and serve.c (which explains them).
+ */
 enum kid_exit {
 	KID_OK = 0,		/* client: a tmpfs; expirer: every key expired once */
 	KID_STAT = 1,		/* client: stat() of the key failed */
@@ -38,9 +43,11 @@ struct pkt_sizes {
 
 struct lab;
 
-/* What serving and cleanup ask of the kernel and of the children: the
+/*
+ * What serving and cleanup ask of the kernel and of the children: the
  * real ones are in daemon.c and kids.c, tests/test-serve.c has a fake
- * kernel.  Each returns what its syscall would, errno included. */
+ * kernel.  Each returns what its syscall would, errno included.
+ */
 struct lab_ops {
 	int (*ioctl)(struct lab *L, unsigned long cmd, unsigned long arg);
 	int (*mount)(struct lab *L, const char *src, const char *target,
@@ -88,26 +95,31 @@ int serve(struct lab *L);
 /* kids.c */
 pid_t spawn_client(struct lab *L, const char *path);
 pid_t spawn_expirer(struct lab *L);
-/* Count a forked child among L->kids, so cleanup reaps it; returns pid. */
-pid_t kid_remember(struct lab *L, pid_t pid);
+/*
+ * fork(), counting the child among L->kids so that cleanup reaps it.
+ * With all MAX_KIDS taken it starts none: -1, errno EAGAIN.
+ */
+pid_t kid_fork(struct lab *L);
 /* Wait up to ms for a kid; 0 with *status set, or -1 if it had to be killed. */
 int kid_wait(struct lab *L, pid_t pid, int ms, int *status);
 /* Wait briefly for every kid, then SIGKILL what is left. */
 void kids_reap_all(struct lab *L, int grace_ms);
 
-/* The first failure decides the RESULT: later calls change nothing.
+/*
+ * The first failure decides the RESULT: later calls change nothing.
  * lab_broken() is for the packet-size symptoms (leftover, stall, short,
  * garbled) with the sizes of the read that showed it; lab_error() for
- * everything else. */
-void lab_broken(struct lab *L, const char *cause, const struct pkt_sizes *sz,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-void lab_error(struct lab *L, const char *cause, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* The run was cut short by the daemon's own watchdog or a stop signal:
+ * everything else.
+ */
+__printf(4, 5) void lab_broken(struct lab *L, const char *cause,
+			       const struct pkt_sizes *sz, const char *fmt, ...);
+__printf(3, 4) void lab_error(struct lab *L, const char *cause, const char *fmt, ...);
+/*
+ * The run was cut short by the daemon's own watchdog or a stop signal:
  * that is the RESULT, an error with no sizes, whatever serve() met on the
- * way out (its words follow, after a colon). */
-void lab_cut_short(struct lab *L, const char *cause, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+ * way out (its words follow, after a colon).
+ */
+__printf(3, 4) void lab_cut_short(struct lab *L, const char *cause, const char *fmt, ...);
 
 /* Always, after serving: CATATONIC, reap every child, unmount, close. */
 void lab_cleanup(struct lab *L);

@@ -14,6 +14,13 @@
 step=$1 reader=$2 abi=$3 name=$4 ci=$5 read_ms=$6
 # shellcheck source=result.sh
 . /lab/result.sh
+# no default: init.sh passes lab.read_ms
+case $read_ms in
+0* | *[!0-9]* | '')
+	result_line "$step" error setup "$reader" "$abi" "$name" "READ_MS (lab.read_ms) missing or not a whole number above 0: '$read_ms'"
+	exit 0
+	;;
+esac
 arch=$abi
 [ "$abi" = x86_64 ] && arch=amd64
 T=/tmp/deb$ci

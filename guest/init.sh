@@ -2,9 +2,10 @@
 # /init of the lab's guest (busybox). Mounts the basics, then either runs
 # the step's programs listed in /lab/programs (lab.mode=demo) or gives a
 # shell (lab.mode=shell), and powers off: QEMU runs with -no-reboot.
-# Time limits come from the kernel command line (the host's table,
-# scripts/limits.sh): lab.read_ms= a daemon's wait for a packet,
-# lab.watchdog= each program's own limit, lab.prog_timeout= init's.
+# Time limits come from the kernel command line only (the host's table,
+# scripts/limits.sh, passed by scripts/boot.sh): lab.read_ms= a daemon's
+# wait for a packet, lab.watchdog= each program's own limit,
+# lab.prog_timeout= init's. None has a default here or in the programs.
 
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -15,9 +16,9 @@ mount -t tmpfs tmpfs /tmp
 
 step=0
 mode=demo
-read_ms=2000
-watchdog=12
-prog_timeout=16
+read_ms=
+watchdog=
+prog_timeout=
 debian=on
 read -r cmdline </proc/cmdline
 for arg in $cmdline; do
@@ -30,6 +31,16 @@ for arg in $cmdline; do
 	lab.debian=*) debian=${arg#lab.debian=} ;;
 	esac
 done
+
+# The limits that are missing, or not a whole number above 0 (timeout 0
+# would mean no limit at all).
+bad_limits=
+for kv in "read_ms=$read_ms" "watchdog=$watchdog" "prog_timeout=$prog_timeout"; do
+	case ${kv#*=} in
+	0* | *[!0-9]* | '') bad_limits="$bad_limits lab.$kv" ;;
+	esac
+done
+limits_error="no valid limit on the kernel command line for:${bad_limits} (scripts/boot.sh passes the table of scripts/limits.sh); no program runs without its limits"
 
 # The RESULT line of a run that did not print one of its own, with the
 # one writer of the guest's shell scripts: always verdict=error.
@@ -57,7 +68,10 @@ run_one() { # program abi name
 	echo
 	echo "\$ $name --step $step        # $prog, $abi build"
 	set -- "$path" --step "$step"
-	case $prog in *-style) set -- "$@" --timeout-ms "$read_ms" --watchdog-s "$watchdog" ;; esac
+	case $prog in
+	*-style) set -- "$@" --timeout-ms "$read_ms" --watchdog-s "$watchdog" ;;
+	packet-pipe) set -- "$@" --timeout-ms "$read_ms" ;;
+	esac
 	start=$(date +%s)
 	timeout -s TERM -k 2 "$prog_timeout" "$@" </dev/null >"$out"
 	rc=$?
@@ -136,6 +150,16 @@ run_demo() {
 	fi
 	# the plan: one RESULT line per program, whatever happens to it
 	echo "LAB-PLAN runs=$(grep -c -v -e '^#' -e '^[[:space:]]*$' /tmp/programs)"
+	if [ -n "$bad_limits" ]; then
+		echo "LAB-ERROR: $limits_error"
+		grep -v -e '^#' -e '^[[:space:]]*$' /tmp/programs |
+			while read -r prog abi name; do
+				error_line "$prog" "$abi" "$name" limits "$limits_error"
+			done
+		echo
+		echo "LAB-END step=$step"
+		return
+	fi
 	start_debian
 	grep -v -e '^#' -e '^[[:space:]]*$' -e '^debian-automount' /tmp/programs |
 		while read -r prog abi name; do
@@ -153,6 +177,8 @@ run_shell() {
 			ln -s "$prog" "/lab/bin/${prog##*/}-$abi"
 		done
 	done
+	daemon_limits="--timeout-ms $read_ms --watchdog-s $watchdog"
+	[ -z "$bad_limits" ] || echo "LAB-ERROR: $limits_error"
 	# the 32-bit daemon under the names step 3 cares about
 	cp /lab/i386/automount-style /lab/bin/automount
 	cp /lab/i386/automount-style /lab/bin/automount.new
@@ -160,7 +186,8 @@ run_shell() {
 
 autofs ABI lab, step $step, kernel $(uname -r). Demo programs in /lab/bin:
 $(cd /lab/bin && echo *)
-Try: automount --step $step ; systemd-style-i386 --step $step
+Try: automount --step $step $daemon_limits ; systemd-style-i386 --step $step $daemon_limits
+packet-pipe-x86_64 --step $step --timeout-ms $read_ms ; autofs-layout-i386 --step $step
 Debian's own automount: /lab/debian-run.sh $step debian-automount i386 automount 1 $read_ms
 The name you run a program by is the name the kernel sees (comm).
 Leave with: exit (or Ctrl-D); the guest powers off.

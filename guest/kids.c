@@ -1,6 +1,9 @@
-/* The processes that make the kernel talk: a client that walks into
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The processes that make the kernel talk: a client that walks into
  * dir/<key> from its own process group (so the kernel does not take it
- * for the daemon), and an expirer that asks for expires.  All bounded. */
+ * for the daemon), and an expirer that asks for expires.  All bounded.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -35,9 +38,19 @@ static void child_prepare(struct lab *L, int keep_ioctl_fd)
 		close(L->ioctl_fd);
 }
 
-pid_t kid_remember(struct lab *L, pid_t pid)
+pid_t kid_fork(struct lab *L)
 {
-	if (pid > 0 && L->nkids < MAX_KIDS)
+	pid_t pid;
+
+	if (L->nkids >= MAX_KIDS) {
+		fprintf(stderr, "%s: %d children already: refusing to start one more, which cleanup could not reap\n",
+			L->prog, L->nkids);
+		errno = EAGAIN;
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid > 0)
 		L->kids[L->nkids++] = pid;
 	return pid;
 }
@@ -48,10 +61,9 @@ pid_t spawn_client(struct lab *L, const char *path)
 	struct statfs sf;
 	pid_t pid;
 
-	fflush(NULL);
-	pid = fork();
+	pid = kid_fork(L);
 	if (pid != 0)
-		return kid_remember(L, pid);
+		return pid;
 
 	child_prepare(L, 0);
 	/* out of the daemon's pgrp, or the kernel treats us as the daemon */
@@ -83,10 +95,9 @@ pid_t spawn_expirer(struct lab *L)
 	int how = AUTOFS_EXP_IMMEDIATE, done = 0;
 	pid_t pid;
 
-	fflush(NULL);
-	pid = fork();
+	pid = kid_fork(L);
 	if (pid != 0)
-		return kid_remember(L, pid);
+		return pid;
 
 	child_prepare(L, 1);
 	/* stays in the daemon's pgrp: expire is the daemon's own business */
@@ -149,9 +160,11 @@ int kid_wait(struct lab *L, pid_t pid, int ms, int *status)
 	return -1;
 }
 
-/* After AUTOFS_IOC_CATATONIC.  6.1 wakes the waiters of a catatonic mount
+/*
+ * After AUTOFS_IOC_CATATONIC.  6.1 wakes the waiters of a catatonic mount
  * with wake_up_interruptible(), but autofs_wait() sleeps killable, so a
- * client still blocked there only leaves with SIGKILL. */
+ * client still blocked there only leaves with SIGKILL.
+ */
 void kids_reap_all(struct lab *L, int grace_ms)
 {
 	int status;
@@ -160,9 +173,7 @@ void kids_reap_all(struct lab *L, int grace_ms)
 		pid_t pid = L->kids[0];
 
 		if (kid_wait(L, pid, grace_ms, &status) < 0)
-			fprintf(stderr, "%s: child %d still there %d ms after CATATONIC, "
-				"killed: an unanswered request sleeps killable in "
-				"autofs_wait(), CATATONIC does not wake it\n",
+			fprintf(stderr, "%s: child %d still there %d ms after CATATONIC, killed: an unanswered request sleeps killable in autofs_wait(), CATATONIC does not wake it\n",
 				L->prog, (int)pid, grace_ms);
 	}
 }

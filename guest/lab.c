@@ -1,6 +1,9 @@
-/* The parts of a daemon run that the host tests link too: the first
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The parts of a daemon run that the host tests link too: the first
  * failure decides the RESULT, cleanup, and the verdict of the whole run.
- * Everything that touches the kernel goes through L->ops. */
+ * Everything that touches the kernel goes through L->ops.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
@@ -110,9 +113,8 @@ static void result_ok(struct lab *L)
 	L->res.got = L->first.got;
 	if (L->dropped)
 		snprintf(L->res.detail, sizeof(L->res.detail),
-			 "%d requests; the kernel queued %ld bytes per packet, %ld were read "
-			 "and the packet pipe dropped the rest", L->requests,
-			 L->first.queued, L->first.got);
+			 "%d requests; the kernel queued %ld bytes per packet, %ld were read and the packet pipe dropped the rest",
+			 L->requests, L->first.queued, L->first.got);
 	else
 		snprintf(L->res.detail, sizeof(L->res.detail),
 			 "%d requests; %ld-byte packets, each read whole", L->requests,

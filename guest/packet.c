@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Packet validation and diagnosis: never act on bytes we cannot explain. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -6,6 +7,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "packet.h"
 
@@ -40,8 +42,10 @@ int wait_readable(int fd, int timeout_ms, long *waited_ms)
 	sigset_t stop, orig;
 	int r, err;
 
-	/* lab_stop is tested with the stop signals blocked; ppoll() unblocks
-	 * them atomically, so none can slip in between test and wait */
+	/*
+	 * lab_stop is tested with the stop signals blocked; ppoll() unblocks
+	 * them atomically, so none can slip in between test and wait
+	 */
 	lab_stop_signals(&stop);
 	sigprocmask(SIG_BLOCK, &stop, &orig);
 	for (;;) {
@@ -69,6 +73,43 @@ int wait_readable(int fd, int timeout_ms, long *waited_ms)
 	return r > 0;	/* POLLIN or POLLHUP: read() will tell */
 }
 
+ssize_t read_when_ready(int fd, void *buf, size_t n, int timeout_ms,
+			struct read_result *rr)
+{
+	long start = now_ms(), left, waited;
+	ssize_t got;
+	int r;
+
+	for (;;) {
+		left = timeout_ms - (now_ms() - start);
+		r = wait_readable(fd, left > 0 ? (int)left : 0, &waited);
+		rr->waited_ms = now_ms() - start;
+		if (r <= 0) {
+			rr->status = r == 0 ? RD_STALL : lab_stop ? RD_INTR : RD_ERROR;
+			rr->err = errno;
+			return -1;
+		}
+		if (rr->got == 0) {
+			long q = pipe_queued(fd);
+
+			rr->queued = q > 0 ? (size_t)q : 0;
+		}
+		got = read(fd, buf, n);
+		if (got >= 0)
+			return got;
+		rr->err = errno;
+		if (lab_stop || (rr->err != EAGAIN && rr->err != EINTR)) {
+			rr->status = lab_stop ? RD_INTR : RD_ERROR;
+			return -1;
+		}
+		/* ready, yet someone else took the bytes: wait out the rest */
+		if (now_ms() - start >= timeout_ms) {
+			rr->status = RD_STALL;
+			return -1;
+		}
+	}
+}
+
 long pipe_queued(int fd)
 {
 	int n;
@@ -83,7 +124,7 @@ const char *ptype_name(int type)
 		"expire_indirect", "missing_direct", "expire_direct",
 	};
 
-	if (type >= 0 && type < (int)(sizeof(names) / sizeof(names[0])))
+	if (type >= 0 && type < (int)ARRAY_SIZE(names))
 		return names[type];
 	return "unknown";
 }

@@ -1,13 +1,19 @@
-/* Shared by the daemons and the unit tests: how a v5 packet is read,
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the daemons and the unit tests: how a v5 packet is read,
  * checked and explained.  struct autofs_v5_packet always comes from the
- * <linux/auto_fs.h> of the -I$(UAPI) tree, never from a private copy. */
+ * <linux/auto_fs.h> of the -I$(UAPI) tree, never from a private copy.
+ */
 #ifndef LAB_PACKET_H
 #define LAB_PACKET_H
 
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <linux/auto_fs.h>
+
+#include "compiler.h"
 
 /* x32 defines __x86_64__ too: its 32-bit long and pointers tell it */
 #if defined(__x86_64__) && defined(__ILP32__)
@@ -60,14 +66,27 @@ int automount_read_sized(int fd, void *buf, size_t bufsz, size_t want,
 /* Set by a signal handler: readers give up with RD_INTR. */
 extern volatile sig_atomic_t lab_stop;
 
-/* The signals that set lab_stop.  wait_readable() keeps them blocked
+/*
+ * The signals that set lab_stop.  wait_readable() keeps them blocked
  * except inside ppoll(), so one that comes just before the wait ends it
- * at once instead of after a whole timeout. */
+ * at once instead of after a whole timeout.
+ */
 void lab_stop_signals(sigset_t *set);
 
-/* Wait up to timeout_ms for fd to be readable: 1 ready, 0 timed out,
- * -1 error or lab_stop (errno EINTR). */
+/*
+ * Wait up to timeout_ms for fd to be readable: 1 ready, 0 timed out,
+ * -1 error or lab_stop (errno EINTR).
+ */
 int wait_readable(int fd, int timeout_ms, long *waited_ms);
+/*
+ * Wait for fd to be readable, then read() up to n bytes, all within
+ * timeout_ms: EAGAIN (another reader was first) or EINTR waits again for
+ * what is left of it.  Sets rr->queued (FIONREAD) if rr->got is 0 and
+ * rr->waited_ms.  Returns read()'s count, or -1 with rr->status
+ * RD_STALL, RD_INTR or RD_ERROR and rr->err.
+ */
+ssize_t read_when_ready(int fd, void *buf, size_t n, int timeout_ms,
+			struct read_result *rr);
 /* Bytes sitting in a pipe (FIONREAD), or -1. */
 long pipe_queued(int fd);
 
@@ -83,8 +102,10 @@ struct pkt_expect {
 	int n_answered;
 };
 
-/* Check every field byte-wise.  Returns the index of the matching name,
- * or -1 with a short reason (no double quotes) in why. */
+/*
+ * Check every field byte-wise.  Returns the index of the matching name,
+ * or -1 with a short reason (no double quotes) in why.
+ */
 int packet_validate(const void *buf, size_t got, const struct pkt_expect *ex,
 		    char *why, size_t whylen);
 
@@ -92,8 +113,10 @@ int packet_validate(const void *buf, size_t got, const struct pkt_expect *ex,
 void read_describe(const struct read_result *rr, const void *buf,
 		   char *why, size_t whylen);
 
-/* If these bytes look like a previous 304-byte packet's tail padding,
- * say so (empty string otherwise). */
+/*
+ * If these bytes look like a previous 304-byte packet's tail padding,
+ * say so (empty string otherwise).
+ */
 void leftover_hint(const void *buf, size_t got, char *hint, size_t len);
 
 /* Hex dump of the first bytes plus a field-by-field decode. */

@@ -1,9 +1,11 @@
-/* systemd-style reading: one read() of exactly sizeof(struct autofs_v5_packet)
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * systemd-style reading: one read() of exactly sizeof(struct autofs_v5_packet)
  * as compiled, and anything else is an error.  On i386 that is 300 bytes,
- * so a 304-byte packet in a stream pipe leaves 4 bytes for the next read. */
+ * so a 304-byte packet in a stream pipe leaves 4 bytes for the next read.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <unistd.h>
 
 #include "packet.h"
 
@@ -11,8 +13,6 @@ static int read_systemd(int fd, void *buf, size_t bufsz, int timeout_ms,
 			struct read_result *rr)
 {
 	ssize_t n;
-	long q;
-	int r;
 
 	*rr = (struct read_result){ .want = sizeof(struct autofs_v5_packet) };
 	if (bufsz < rr->want) {
@@ -20,22 +20,9 @@ static int read_systemd(int fd, void *buf, size_t bufsz, int timeout_ms,
 		rr->err = EINVAL;
 		return -1;
 	}
-	r = wait_readable(fd, timeout_ms, &rr->waited_ms);
-	if (r <= 0) {
-		rr->status = r == 0 ? RD_STALL : lab_stop ? RD_INTR : RD_ERROR;
-		rr->err = errno;
+	n = read_when_ready(fd, buf, rr->want, timeout_ms, rr);
+	if (n < 0)
 		return -1;
-	}
-	q = pipe_queued(fd);
-	rr->queued = q > 0 ? (size_t)q : 0;
-	do
-		n = read(fd, buf, rr->want);
-	while (n < 0 && errno == EINTR && !lab_stop);
-	if (n < 0) {
-		rr->status = lab_stop ? RD_INTR : RD_ERROR;
-		rr->err = errno;
-		return -1;
-	}
 	rr->got = (size_t)n;
 	if (n == 0)
 		rr->status = RD_EOF;

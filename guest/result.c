@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The RESULT line: one writer for every guest program. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -57,8 +58,7 @@ int result_format(char *buf, size_t len, const struct lab_result *r)
 	for (char *p = d; *p; p++)
 		if (*p == '"' || *p == '\n' || *p == '\r')
 			*p = '\'';
-	return snprintf(buf, len, "RESULT step=%d reader=%s abi=%s comm=%s verdict=%s "
-			"cause=%s packets=%d queued=%s want=%s got=%s detail=\"%s\"\n",
+	return snprintf(buf, len, "RESULT step=%d reader=%s abi=%s comm=%s verdict=%s cause=%s packets=%d queued=%s want=%s got=%s detail=\"%s\"\n",
 			r->step, reader, abi, c, verdict, cause, r->packets, q, w, g, d);
 }
 
@@ -77,14 +77,28 @@ int result_parse_num(const char *s, long lo, long hi, int *out)
 	return 0;
 }
 
-int result_step_arg(int argc, char **argv, struct lab_result *r)
+int result_args(int argc, char **argv, struct lab_result *r, int *timeout_ms)
 {
-	if (argc == 3 && !strcmp(argv[1], "--step") &&
-	    result_parse_num(argv[2], 0, 99, &r->step) == 0)
+	const char *more = timeout_ms ? " --timeout-ms MS" : "";
+	int have_step = 0, have_tmo = 0, i;
+
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--step") && !have_step &&
+		    result_parse_num(argv[i + 1], 0, 99, &r->step) == 0)
+			have_step = 1;
+		else if (timeout_ms && !strcmp(argv[i], "--timeout-ms") && !have_tmo &&
+			 result_parse_num(argv[i + 1], 1, 60000, timeout_ms) == 0)
+			have_tmo = 1;
+		else
+			break;
+	}
+	/* no default for the limit: init.sh passes lab.read_ms */
+	if (i == argc && have_step && (have_tmo || !timeout_ms))
 		return 0;
-	fprintf(stderr, "usage: %s --step N   (N: the lab step, 0-99)\n", r->reader);
+	fprintf(stderr, "usage: %s --step N%s   (N: the lab step, 0-99%s)\n", r->reader, more,
+		timeout_ms ? "; MS: the read limit, lab.read_ms, 1-60000" : "");
 	r->cause = "usage";
-	snprintf(r->detail, sizeof(r->detail), "usage: %s --step N", r->reader);
+	snprintf(r->detail, sizeof(r->detail), "usage: %s --step N%s", r->reader, more);
 	return -1;
 }
 

@@ -1,7 +1,10 @@
-/* The one RESULT line every guest program ends with.  Its format is
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one RESULT line every guest program ends with.  Its format is
  * documented in guest/README.md, written only by result_format() and, for
  * programs that never got to print one, by result_line() in result.sh; the
- * host parses it in one place (scripts/results.py). */
+ * host parses it in one place (scripts/results.py).
+ */
 #ifndef LAB_RESULT_H
 #define LAB_RESULT_H
 
@@ -27,20 +30,28 @@ struct lab_result {
 /* An empty result: unknown sizes, no detail. */
 void result_init(struct lab_result *r, int step, const char *reader, const char *abi);
 
-/* The line, newline included, into buf; comm is the calling task's own
+/*
+ * The line, newline included, into buf; comm is the calling task's own
  * name as the kernel sees it.  Only snprintf and prctl: call it early to
- * prepare a line that a signal handler may later write(). */
+ * prepare a line that a signal handler may later write().
+ */
 int result_format(char *buf, size_t len, const struct lab_result *r);
 
-/* Format and print on stdout, flushed.  Returns the exit status that
- * goes with the verdict: 0 ok (or a demo's finding), 1 broken, 2 error. */
+/*
+ * Format and print on stdout, flushed.  Returns the exit status that
+ * goes with the verdict: 0 ok (or a demo's finding), 1 broken, 2 error.
+ */
 int result_print(const struct lab_result *r);
 
 /* A whole decimal number in [lo, hi] into *out: 0, or -1. */
 int result_parse_num(const char *s, long lo, long hi, int *out);
 
-/* The demos' command line, "--step N": 0 with r->step set, or -1 with
- * the usage on stderr and r a usage error, ready to print. */
-int result_step_arg(int argc, char **argv, struct lab_result *r);
+/*
+ * The demos' command line, "--step N", and "--timeout-ms MS" too if
+ * timeout_ms is not NULL (required: a limit has no default).  0 with
+ * r->step and *timeout_ms set, or -1 with the usage on stderr and r a
+ * usage error, ready to print.
+ */
+int result_args(int argc, char **argv, struct lab_result *r, int *timeout_ms);
 
 #endif

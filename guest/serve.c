@@ -1,7 +1,10 @@
-/* Serving requests: every packet is read with the program's strategy,
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Serving requests: every packet is read with the program's strategy,
  * validated field by field, and only then acted upon.  Lookups of every
  * key come first, then their expires: at least two packets in a row,
- * because one packet's leftover bytes only show on the next read. */
+ * because one packet's leftover bytes only show on the next read.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
@@ -13,17 +16,19 @@
 
 const char *const lab_keys[NKEYS] = { "a", "b" };
 
-/* A read or a packet that failed: name the symptom.  Bytes left in the
+/*
+ * A read or a packet that failed: name the symptom.  Bytes left in the
  * pipe by the previous packet come first: whatever this read then shows
- * (a few lone bytes, a shifted packet) is their doing. */
+ * (a few lone bytes, a shifted packet) is their doing.
+ */
 static void read_failed(struct lab *L, const struct read_result *rr, const char *why)
 {
 	struct pkt_sizes sz = { (long)rr->queued, (long)rr->want, (long)rr->got };
 	int n = L->requests;
 
 	if (L->prev_left > 0 && rr->got > 0) {
-		lab_broken(L, "leftover", &sz, "request %d: %s; the previous packet left %ld "
-			   "bytes in the pipe", n, why, L->prev_left);
+		lab_broken(L, "leftover", &sz, "request %d: %s; the previous packet left %ld bytes in the pipe",
+			   n, why, L->prev_left);
 		return;
 	}
 	switch (rr->status) {
@@ -51,9 +56,11 @@ static void read_failed(struct lab *L, const struct read_result *rr, const char 
 	}
 }
 
-/* Read one packet and check it; on failure explain it and fill the
+/*
+ * Read one packet and check it; on failure explain it and fill the
  * RESULT.  what says who asked ("lookup a by pid 57"): gdb-test.sh
- * compares that pid with the one the kernel wrote into the packet. */
+ * compares that pid with the one the kernel wrote into the packet.
+ */
 static int read_request(struct lab *L, const struct pkt_expect *ex,
 			unsigned char *buf, const char *what)
 {
@@ -82,8 +89,8 @@ static int read_request(struct lab *L, const struct pkt_expect *ex,
 		if (L->prev_left > 0)
 			read_failed(L, &rr, "bytes waiting before the request was made");
 		else
-			lab_error(L, "unsolicited", "request %d: %zu bytes arrived before any "
-				  "request was made", L->requests, rr.got);
+			lab_error(L, "unsolicited", "request %d: %zu bytes arrived before any request was made",
+				  L->requests, rr.got);
 		return -1;
 	}
 	idx = packet_validate(buf, rr.got, ex, why, sizeof(why));
@@ -102,8 +109,10 @@ static int read_request(struct lab *L, const struct pkt_expect *ex,
 	return idx;
 }
 
-/* An event-loop daemon reads as soon as the pipe is readable; between
- * requests it must be empty.  Leftover bytes get read (and caught) here. */
+/*
+ * An event-loop daemon reads as soon as the pipe is readable; between
+ * requests it must be empty.  Leftover bytes get read (and caught) here.
+ */
 static int check_idle(struct lab *L)
 {
 	struct pollfd p = { .fd = L->pipe_r, .events = POLLIN };
@@ -188,8 +197,8 @@ static int serve_lookup(struct lab *L, int k)
 		return -1;
 
 	if (kid_wait(L, pid, L->timeout_ms, &status) < 0) {
-		lab_error(L, "client", "request %d: the client for %s was still blocked %d ms "
-			  "after READY", L->requests, lab_keys[k], L->timeout_ms);
+		lab_error(L, "client", "request %d: the client for %s was still blocked %d ms after READY",
+			  L->requests, lab_keys[k], L->timeout_ms);
 		return -1;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != KID_OK) {
@@ -271,8 +280,8 @@ int serve(struct lab *L)
 	if (left > 0) {
 		struct pkt_sizes sz = { left, -1, -1 };
 
-		lab_broken(L, "leftover", &sz, "%ld bytes left unread in the pipe after "
-			   "request %d", left, L->requests);
+		lab_broken(L, "leftover", &sz, "%ld bytes left unread in the pipe after request %d",
+			   left, L->requests);
 		return -1;
 	}
 	return 0;

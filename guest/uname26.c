@@ -1,10 +1,13 @@
-/* uname26 PROG [ARGS...]: run PROG with the UNAME26 personality, under
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uname26 PROG [ARGS...]: run PROG with the UNAME26 personality, under
  * which uname(2) reports 2.6.(60 + PATCHLEVEL) on kernels from 4.x on
  * (override_release() in kernel/sys.c): 2.6.61 for 6.1. A daemon that
  * decides by version number, as autofs's get_kpkt_len() does since
  * 5.0.7, then takes the path of a kernel before 3.3. The personality
  * survives execve, and the name the kernel sees stays PROG's. Static:
- * busybox has no setarch, and util-linux's is dynamically linked. */
+ * busybox has no setarch, and util-linux's is dynamically linked.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

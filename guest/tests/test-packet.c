@@ -1,6 +1,9 @@
-/* Host unit tests: the daemons' own reading strategies and validator, fed
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests: the daemons' own reading strategies and validator, fed
  * through real pipes.  Built for i386 and x86_64 on the kernel's
- * kselftest harness, which prints TAP. */
+ * kselftest harness, which prints TAP.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +14,7 @@
 #include <unistd.h>
 
 #include "packet.h"
+#include "pipe-trial.h"
 #include "kselftest_harness.h"
 #include "lab-test.h"
 
@@ -33,8 +37,10 @@ static void make_pkt(unsigned char *buf, int type, autofs_wqt_t token,
 	memcpy(buf, &p, COMPAT);	/* every field ends by byte 300 */
 }
 
-/* A pipe holding these bytes, read end non-blocking as the daemons have
- * it; -1 if the pipe could not be made or filled. */
+/*
+ * A pipe holding these bytes, read end non-blocking as the daemons have
+ * it; -1 if the pipe could not be made or filled.
+ */
 static int feed(int *wfd, const void *data, size_t n)
 {
 	int fds[2];
@@ -313,6 +319,47 @@ TEST_F(rd, systemd_does_one_read)
 	EXPECT_EQ(4U, self->rr.got);
 }
 
+/*
+ * poll() says readable, read() says EAGAIN: another reader took the
+ * bytes.  Both strategies wait again, and give up within their limit.
+ */
+TEST_F(rd, systemd_retries_eagain_within_limit)
+{
+	FEED(0, NATIVE);
+	ASSERT_EQ(0, fail_syscall(__NR_read, self->r, EAGAIN)) TH_LOG("%s", strerror(errno));
+	reader_systemd_style.read(self->r, self->out, sizeof(self->out), TMO, &self->rr);
+	read_describe(&self->rr, self->out, self->why, sizeof(self->why));
+	EXPECT_STATUS(RD_STALL, self->rr) TH_LOG("%s", self->why);
+	EXPECT_EQ(0U, self->rr.got);
+	EXPECT_LE(TMO - 10, self->rr.waited_ms);
+	EXPECT_GE(TMO + 100, self->rr.waited_ms);
+}
+
+TEST_F(rd, automount_retries_eagain_within_limit)
+{
+	FEED(0, NATIVE);
+	ASSERT_EQ(0, fail_syscall(__NR_read, self->r, EAGAIN)) TH_LOG("%s", strerror(errno));
+	automount_read_sized(self->r, self->out, sizeof(self->out), 304, TMO, &self->rr);
+	read_describe(&self->rr, self->out, self->why, sizeof(self->why));
+	EXPECT_STATUS(RD_STALL, self->rr) TH_LOG("%s", self->why);
+	EXPECT_EQ(0U, self->rr.got);
+	EXPECT_LE(TMO - 10, self->rr.waited_ms);
+	EXPECT_GE(TMO + 100, self->rr.waited_ms);
+}
+
+/* Any other failure of read() is reported with its own errno. */
+TEST_F(rd, read_error_keeps_its_errno)
+{
+	FEED(0, NATIVE);
+	ASSERT_EQ(0, fail_syscall(__NR_read, self->r, EIO)) TH_LOG("%s", strerror(errno));
+	reader_systemd_style.read(self->r, self->out, sizeof(self->out), TMO, &self->rr);
+	EXPECT_STATUS(RD_ERROR, self->rr);
+	EXPECT_EQ(EIO, self->rr.err);
+	automount_read_sized(self->r, self->out, sizeof(self->out), 304, TMO, &self->rr2);
+	EXPECT_STATUS(RD_ERROR, self->rr2);
+	EXPECT_EQ(EIO, self->rr2.err);
+}
+
 /* The validator, one mutation of a good lookup of a at a time. */
 FIXTURE(garbled) {
 	union pkt_buf in;
@@ -579,6 +626,28 @@ TEST_F(rd, packet_pipe_reads_two_304)
 	EXPECT_EQ(0, idx) TH_LOG("%s", self->why);
 	EXPECT_EQ(0, idx2) TH_LOG("%s", self->why2);
 	EXPECT_EQ(0, pipe_queued(self->r));
+}
+
+/* packet-pipe's control: an ordinary pipe is a byte stream. */
+TEST(pipe_trial_ordinary_pipe_is_a_stream)
+{
+	struct trial t = { .name = "ordinary" };
+
+	ASSERT_EQ(0, pipe_trial(&t, 0, TMO)) TH_LOG("%s", t.failed);
+	EXPECT_EQ(304, t.queued);
+	EXPECT_TRUE(trial_stream(&t));
+	EXPECT_FALSE(trial_packetized(&t));
+}
+
+/* A failed write says why with its own errno, not EIO. */
+TEST(pipe_trial_keeps_the_errno_of_a_failed_write)
+{
+	struct trial t = { .name = "ordinary" };
+
+	ASSERT_EQ(0, fail_syscall(__NR_write, -1, ENOSPC)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(-1, pipe_trial(&t, 0, TMO));
+	EXPECT_EQ(ENOSPC, errno) TH_LOG("errno %d (%s)", errno, strerror(errno));
+	EXPECT_HAS(t.failed, "write 1: No space left on device");
 }
 
 TEST(diagnose_shows_hex_fields_and_hint)

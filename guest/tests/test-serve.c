@@ -1,11 +1,14 @@
-/* Host unit tests of serve.c, kids.c and lab.c: requests, answers,
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of serve.c, kids.c and lab.c: requests, answers,
  * expires and cleanup, against a fake kernel behind struct lab_ops.
  *
  * The fake holds the write end of the daemon's pipe and writes v5
  * packets into it as a 64-bit kernel does: 304 bytes, or 300 with the
  * 2012 compat trim.  Its children stand in for the client and the
  * expirer: each sleeps, like a request in autofs_wait(), until the
- * daemon answers its token, then exits with an enum kid_exit code. */
+ * daemon answers its token, then exits with an enum kid_exit code.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -84,8 +87,10 @@ static const char *name_of(struct fake *f, const char *path)
 	return k < 0 ? path : lab_keys[k];
 }
 
-/* A packet for key k on behalf of pid, as autofs_notify_daemon() fills it
- * (the fixture mounts the fake /auto as DEV and INO). */
+/*
+ * A packet for key k on behalf of pid, as autofs_notify_daemon() fills it
+ * (the fixture mounts the fake /auto as DEV and INO).
+ */
 static void fake_send(struct fake *f, int type, autofs_wqt_t token, int k, pid_t pid)
 {
 	union {
@@ -106,8 +111,10 @@ static void release(struct fake *f, struct waiter *w, char how)
 		note(f, "(child %d gone)", (int)w->pid);
 }
 
-/* One expire per call of AUTOFS_IOC_EXPIRE_MULTI: the first key still
- * mounted; with none left the expirer's loop ends. */
+/*
+ * One expire per call of AUTOFS_IOC_EXPIRE_MULTI: the first key still
+ * mounted; with none left the expirer's loop ends.
+ */
 static void expire_next(struct fake *f, struct waiter *w)
 {
 	for (int k = 0; k < NKEYS; k++) {
@@ -134,8 +141,7 @@ static pid_t fake_child(struct fake *f, int expirer)
 	}
 	if (pipe(rel) < 0)
 		return -1;
-	fflush(NULL);
-	pid = fork();
+	pid = kid_fork(&f->lab);
 	if (pid == 0) {
 		/* never outlive the test */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -161,7 +167,7 @@ static pid_t fake_child(struct fake *f, int expirer)
 	}
 	w = &f->w[f->nw++];
 	*w = (struct waiter){ .pid = pid, .release = rel[1], .expirer = expirer };
-	return kid_remember(&f->lab, pid);
+	return pid;
 }
 
 static pid_t fake_spawn_client(struct lab *L, const char *path)
@@ -317,14 +323,19 @@ static int fd_open(int fd)
 	return fcntl(fd, F_GETFD) >= 0 || errno != EBADF;
 }
 
-FIXTURE(serve) {
-	struct fake f;
+/* A daemon run as main() makes it, and what it left behind. */
+struct run {
 	int rc;				/* serve()'s */
 	int pipe_r, ioctl_fd;		/* the daemon's fds, as set up */
 	int pipe_r_open, ioctl_fd_open;	/* after cleanup */
 	int children_left;		/* after cleanup */
 	char line[RESULT_LINE_MAX];
 	char err[8192];			/* the daemon's stderr */
+};
+
+FIXTURE(serve) {
+	struct fake f;
+	struct run run;
 };
 
 /* What one build of the daemon must show. */
@@ -356,61 +367,58 @@ FIXTURE_VARIANT(serve) {
 FIXTURE_VARIANT_ADD(serve, systemd_given_300) {
 	.reader = &reader_systemd_style, .pkt_size = COMPAT,
 	.abi32 = { SERVED_ALL " " CLEANUP,
-		   "verdict=ok cause=none packets=4 queued=300 want=300 got=300 "
-		   "detail=\"4 requests; 300-byte packets, each read whole\"" },
+		   "verdict=ok cause=none packets=4 queued=300 want=300 got=300 detail=\"4 requests; 300-byte packets, each read whole\"",
+	},
 	.abi64 = { "client:a " CLEANUP,
-		   "verdict=broken cause=short packets=1 queued=300 want=304 got=300 "
-		   "detail=\"request 1: read 300 bytes, expected 304\"", BLOCKED },
+		   "verdict=broken cause=short packets=1 queued=300 want=304 got=300 detail=\"request 1: read 300 bytes, expected 304\"",
+		   BLOCKED },
 };
 
 /* Step 1: the i386 daemon meets the 4 bytes of tail padding. */
 FIXTURE_VARIANT_ADD(serve, systemd_given_304) {
 	.reader = &reader_systemd_style, .pkt_size = WIDE,
 	.abi32 = { LOOKUP_A " CATATONIC umount:a umount:dir",
-		   "verdict=broken cause=leftover packets=2 queued=4 want=300 got=4 "
-		   "detail=\"request 2: read 4 bytes, expected 300 (tail padding of the "
-		   "previous 304-byte packet); the previous packet left 4 bytes in the pipe\"",
+		   "verdict=broken cause=leftover packets=2 queued=4 want=300 got=4 detail=\"request 2: read 4 bytes, expected 300 (tail padding of the previous 304-byte packet); the previous packet left 4 bytes in the pipe\"",
 		   "pipe readable before request 2 was triggered" },
 	.abi64 = { SERVED_ALL " " CLEANUP,
-		   "verdict=ok cause=none packets=4 queued=304 want=304 got=304 "
-		   "detail=\"4 requests; 304-byte packets, each read whole\"" },
+		   "verdict=ok cause=none packets=4 queued=304 want=304 got=304 detail=\"4 requests; 304-byte packets, each read whole\"",
+	},
 };
 
 /* Step 2 for automount on an x86_64 kernel: it waits for 4 more bytes. */
 FIXTURE_VARIANT_ADD(serve, automount_given_300) {
 	.reader = &reader_automount_style, .pkt_size = COMPAT, .uname_x86_64 = true,
 	BOTH("client:a " CLEANUP,
-	     "verdict=broken cause=stall packets=1 queued=300 want=304 got=300 "
-	     "detail=\"request 1: stalled after 300 of 304 bytes (", BLOCKED),
+	     "verdict=broken cause=stall packets=1 queued=300 want=304 got=300 detail=\"request 1: stalled after 300 of 304 bytes (",
+	     BLOCKED),
 };
 
 FIXTURE_VARIANT_ADD(serve, automount_given_304) {
 	.reader = &reader_automount_style, .pkt_size = WIDE, .uname_x86_64 = true,
 	BOTH(SERVED_ALL " " CLEANUP,
-	     "verdict=ok cause=none packets=4 queued=304 want=304 got=304 "
-	     "detail=\"4 requests; 304-byte packets, each read whole\""),
+	     "verdict=ok cause=none packets=4 queued=304 want=304 got=304 detail=\"4 requests; 304-byte packets, each read whole\"",
+	),
 };
 
 FIXTURE_VARIANT_ADD(serve, mount_fails) {
 	.reader = &reader_systemd_style, .fail_mount = "a",
 	BOTH("client:a mkdir:a mount:a=ENODEV FAIL:41 " CLEANUP,
-	     "verdict=error cause=mount packets=1 queued=- want=- got=- "
-	     "detail=\"request 1: mount tmpfs on /lab-fake/auto/a: No such device\""),
+	     "verdict=error cause=mount packets=1 queued=- want=- got=- detail=\"request 1: mount tmpfs on /lab-fake/auto/a: No such device\"",
+	),
 };
 
 FIXTURE_VARIANT_ADD(serve, client_not_tmpfs) {
 	.reader = &reader_systemd_style, .client_exit = KID_NOT_TMPFS,
 	BOTH(LOOKUP_A " CATATONIC umount:a umount:dir",
-	     "verdict=error cause=client packets=1 queued=- want=- got=- "
-	     "detail=\"request 1: client exited with 3: its key is not a tmpfs\""),
+	     "verdict=error cause=client packets=1 queued=- want=- got=- detail=\"request 1: client exited with 3: its key is not a tmpfs\"",
+	),
 };
 
 FIXTURE_VARIANT_ADD(serve, expirer_too_few) {
 	.reader = &reader_systemd_style, .expirer_exit = KID_EXPIRE_FEW,
 	BOTH(SERVED_ALL " " CLEANUP,
-	     "verdict=error cause=expire packets=4 queued=- want=- got=- "
-	     "detail=\"expirer exited with 6: nothing was left to expire before "
-	     "every key expired\""),
+	     "verdict=error cause=expire packets=4 queued=- want=- got=- detail=\"expirer exited with 6: nothing was left to expire before every key expired\"",
+	),
 };
 
 /* A daemon after setup(): autofs mounted, the kernel holds the write end. */
@@ -436,10 +444,10 @@ FIXTURE_SETUP(serve)
 	f->pipe_w = -1;
 
 	ASSERT_EQ(0, pipe(fds));
-	L->pipe_r = self->pipe_r = fds[0];
+	L->pipe_r = self->run.pipe_r = fds[0];
 	f->pipe_w = fds[1];
 	ASSERT_EQ(0, fcntl(L->pipe_r, F_SETFL, O_NONBLOCK));
-	L->ioctl_fd = self->ioctl_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	L->ioctl_fd = self->run.ioctl_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, L->ioctl_fd);
 	L->autofs_mounted = 1;
 
@@ -472,9 +480,8 @@ FIXTURE_TEARDOWN(serve)
 }
 
 /* serve(), cleanup and the verdict, as main() runs them; stderr kept. */
-static void run_daemon(struct __test_metadata *_metadata, FIXTURE_DATA(serve) *self)
+static void run_daemon(struct __test_metadata *_metadata, struct lab *L, struct run *run)
 {
-	struct lab *L = &self->f.lab;
 	FILE *cap = tmpfile();
 	int saved;
 	ssize_t n;
@@ -485,22 +492,22 @@ static void run_daemon(struct __test_metadata *_metadata, FIXTURE_DATA(serve) *s
 	ASSERT_LE(0, saved);
 	ASSERT_LE(0, dup2(fileno(cap), STDERR_FILENO));
 
-	self->rc = serve(L);
+	run->rc = serve(L);
 	lab_cleanup(L);
 	/* before anything else can reuse the numbers */
-	self->pipe_r_open = fd_open(self->pipe_r);
-	self->ioctl_fd_open = fd_open(self->ioctl_fd);
-	self->children_left = waitpid(-1, NULL, WNOHANG) != -1 || errno != ECHILD;
-	lab_finish(L, self->rc);
+	run->pipe_r_open = fd_open(run->pipe_r);
+	run->ioctl_fd_open = fd_open(run->ioctl_fd);
+	run->children_left = waitpid(-1, NULL, WNOHANG) != -1 || errno != ECHILD;
+	lab_finish(L, run->rc);
 
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
 	close(saved);
-	n = pread(fileno(cap), self->err, sizeof(self->err) - 1, 0);
-	self->err[n > 0 ? n : 0] = '\0';
+	n = pread(fileno(cap), run->err, sizeof(run->err) - 1, 0);
+	run->err[n > 0 ? n : 0] = '\0';
 	fclose(cap);
-	result_format(self->line, sizeof(self->line), &L->res);
-	self->line[strcspn(self->line, "\n")] = '\0';
+	result_format(run->line, sizeof(run->line), &L->res);
+	run->line[strcspn(run->line, "\n")] = '\0';
 }
 
 TEST_F(serve, run)
@@ -510,24 +517,24 @@ TEST_F(serve, run)
 
 	if (variant->uname_x86_64 && !host_is_x86_64())
 		SKIP(return, "the reader asks uname, and the host's is not x86_64");
-	run_daemon(_metadata, self);
+	run_daemon(_metadata, L, &self->run);
 
 	EXPECT_STREQ(want->calls, self->f.log);
-	EXPECT_HAS(self->line, want->result);
-	EXPECT_EQ(!strncmp(want->result, "verdict=ok ", 11), self->rc == 0);
+	EXPECT_HAS(self->run.line, want->result);
+	EXPECT_EQ(!strncmp(want->result, "verdict=ok ", 11), self->run.rc == 0);
 	if (want->err) {
 		/* braces: an EXPECT is two statements, the check and its log */
-		EXPECT_HAS(self->err, want->err);
+		EXPECT_HAS(self->run.err, want->err);
 	}
 
 	/* cleanup, whatever happened: no child, no fd, no mount */
 	EXPECT_EQ(0, L->nkids);
-	EXPECT_FALSE(self->children_left);
+	EXPECT_FALSE(self->run.children_left);
 	EXPECT_EQ(-1, L->pipe_r);
 	EXPECT_EQ(-1, L->pipe_w);
 	EXPECT_EQ(-1, L->ioctl_fd);
-	EXPECT_FALSE(self->pipe_r_open);
-	EXPECT_FALSE(self->ioctl_fd_open);
+	EXPECT_FALSE(self->run.pipe_r_open);
+	EXPECT_FALSE(self->run.ioctl_fd_open);
 	EXPECT_FALSE(L->autofs_mounted);
 	for (int k = 0; k < NKEYS; k++) {
 		EXPECT_FALSE(L->sub_mounted[k]) TH_LOG("key %s", lab_keys[k]);
@@ -535,12 +542,41 @@ TEST_F(serve, run)
 	}
 
 	if (!_metadata->passed) {
-		char *save, *l = strtok_r(self->err, "\n", &save);
+		char *save, *l = strtok_r(self->run.err, "\n", &save);
 
-		TH_LOG("RESULT: %s", self->line);
+		TH_LOG("RESULT: %s", self->run.line);
 		for (; l; l = strtok_r(NULL, "\n", &save))
 			TH_LOG("stderr: %s", l);
 	}
+}
+
+/*
+ * Every child kids.c starts is counted, or it starts none: one that
+ * cleanup cannot find would outlive the daemon.
+ */
+TEST(kids_never_lost)
+{
+	struct lab L = { .prog = "test-serve", .pipe_r = -1, .pipe_w = -1, .ioctl_fd = -1 };
+	pid_t pid = 0;
+	int n;
+
+	L.daemon_pid = getpid();
+	for (n = 0; n <= MAX_KIDS; n++) {
+		pid = kid_fork(&L);
+		if (pid == 0)
+			_exit(KID_OK);
+		if (pid < 0)
+			break;
+	}
+	EXPECT_EQ(MAX_KIDS, n);
+	EXPECT_EQ(-1, pid);
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(MAX_KIDS, L.nkids);
+
+	kids_reap_all(&L, TMO);
+	EXPECT_EQ(0, L.nkids);
+	EXPECT_EQ(-1, waitpid(-1, NULL, WNOHANG));
+	EXPECT_EQ(ECHILD, errno);
 }
 
 TEST_HARNESS_MAIN

@@ -69,6 +69,11 @@ for s in $(step_slugs); do
 		git -C "$KSRC" diff --exit-code baseline "$s" -- "${paths[@]}"
 done
 
+say "the guest's C under the kernel's checkpatch.pl (guest/checkpatch.ignore)"
+tally < <("$lib/checkpatch-guest.sh" "$KSRC" 2>&1 | tee "$TLOG/checkpatch-guest.log")
+grep -qE '^[0-9]+ passed, [0-9]+ failed$' "$TLOG/checkpatch-guest.log" ||
+	fail "checkpatch-guest.sh ran to its end (log: ${TLOG#"$LAB_ROOT"/}/checkpatch-guest.log)"
+
 say "inventory, sources and authorship (steps/README.md, docs/sources.yml)"
 tally < <(python3 "$lib/inventory.py" --build "$BUILD_DIR" 2>&1 | tee "$TLOG/inventory.log")
 grep -qE '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$TLOG/inventory.log" ||

@@ -178,7 +178,7 @@ run_shell() {
 		done
 	done
 	# the daemons' limits, for the commands a learner types
-	export DAEMON_LIMITS="--timeout-ms $read_ms --watchdog-s $watchdog"
+	export DAEMON_LIMITS="--timeout-ms $read_ms --watchdog-s $watchdog" PIPE_LIMITS="--timeout-ms $read_ms"
 	[ -z "$bad_limits" ] || echo "LAB-ERROR: $limits_error"
 	# the 32-bit daemon under the names step 3 cares about
 	cp /lab/i386/automount-style /lab/bin/automount
@@ -188,8 +188,8 @@ run_shell() {
 autofs ABI lab, step $step, kernel $(uname -r). Demo programs in /lab/bin:
 $(cd /lab/bin && echo *)
 Try: automount --step $step \$DAEMON_LIMITS ; systemd-style-i386 --step $step \$DAEMON_LIMITS
-(DAEMON_LIMITS="$DAEMON_LIMITS": the lab's limits, from the kernel command line)
-packet-pipe-x86_64 --step $step --timeout-ms $read_ms ; autofs-layout-i386 --step $step
+(DAEMON_LIMITS="$DAEMON_LIMITS", PIPE_LIMITS="$PIPE_LIMITS": the lab's limits, from the kernel command line)
+packet-pipe-x86_64 --step $step \$PIPE_LIMITS ; autofs-layout-i386 --step $step
 Debian's own automount: /lab/debian-run.sh $step debian-automount i386 automount 1 $read_ms
 The name you run a program by is the name the kernel sees (comm).
 Leave with: exit (or Ctrl-D); the guest powers off.

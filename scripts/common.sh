@@ -4,7 +4,8 @@
 
 set -euo pipefail
 
-LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# (pwd -P: a checkout reached as //lab would otherwise keep the //)
+LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 BUILD_DIR=${BUILD_DIR:-$LAB_ROOT/build}
 
 say()  { printf '==> %s\n' "$*"; }

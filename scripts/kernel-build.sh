@@ -49,21 +49,24 @@ configure() {
 	echo "$key" >"$KOUT/.lab-config-key"
 }
 
-# build/steps/SLUG/lab_constants.py: gdb-scripts/lab/constants.py.in run
-# through the C preprocessor command kbuild just used for the kernel's
-# own scripts/gdb/linux/constants.py, so with this step's tree and config.
+# build/steps/SLUG/lab_constants.py: gdb-scripts/lab/constants.py.in
+# run through the C preprocessor with the kernel's own include path and
+# config (kbuild's LINUXINCLUDE and kconfig.h, as for the kernel's
+# scripts/gdb/linux/constants.py.in), so with this step's tree; what
+# follows the marker is kept.
 gdb_constants() { # out-dir
-	local cmd in=$LAB_ROOT/gdb-scripts/lab/constants.py.in
-	cmd=$(sed -n 's|^cmd_scripts/gdb/linux/constants.py := ||p' \
-		"$KOUT/scripts/gdb/linux/.constants.py.cmd")
-	# keep the preprocessor and its flags, not kbuild's input, output and
-	# dependency file
-	cmd=${cmd%% "$KSRC/scripts/gdb/linux/constants.py.in"*}
-	cmd=${cmd//-Wp,-MMD,scripts\/gdb\/linux\/.constants.py.d/}
-	[ -n "$cmd" ] || die "no preprocessor command in $KOUT/scripts/gdb/linux/.constants.py.cmd"
-	(cd "$KOUT" && eval "$cmd" '"$in"') >"$1/lab_constants.py.tmp" 2>"$LOGS/gdb-constants.log" ||
+	local in=$LAB_ROOT/gdb-scripts/lab/constants.py.in
+	gcc -E -P -x c -nostdinc -D__KERNEL__ \
+		-I"$KSRC/arch/x86/include" -I"$KOUT/arch/x86/include/generated" \
+		-I"$KSRC/include" -I"$KOUT/include" \
+		-I"$KSRC/arch/x86/include/uapi" -I"$KOUT/arch/x86/include/generated/uapi" \
+		-I"$KSRC/include/uapi" -I"$KOUT/include/generated/uapi" \
+		-include "$KSRC/include/linux/kconfig.h" -include "$KSRC/include/linux/compiler_types.h" \
+		"$in" >"$1/lab_constants.py.tmp" 2>"$LOGS/gdb-constants.log" ||
 		die "preprocessing ${in#"$LAB_ROOT"/} failed, see $LOGS/gdb-constants.log"
-	sed -i '1,/<!-- end-c-headers -->/d' "$1/lab_constants.py.tmp"
+	grep -q '^<!-- end-c-headers -->$' "$1/lab_constants.py.tmp" ||
+		die "preprocessing ${in#"$LAB_ROOT"/} lost its end-c-headers marker (see $1/lab_constants.py.tmp)"
+	sed -i '1,/^<!-- end-c-headers -->$/d' "$1/lab_constants.py.tmp"
 	mv "$1/lab_constants.py.tmp" "$1/lab_constants.py"
 }
 

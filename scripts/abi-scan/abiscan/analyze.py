@@ -7,7 +7,7 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from .cache import SELF_HASH, jobkey, sha
+from .cache import SELF_HASH, jobkey, load_json, sha
 from .compare import ABIS, Verdict, compare, layout_sig, x32_relation
 from .crossing import crossing, ioctl_types
 from .kernel import annotate, definition_annotation, ksrc_key
@@ -56,11 +56,7 @@ def load_layouts(ctx, hdrs):
     headers that fail) are taken from the objects that include them.
     Parsed results are cached per object in cache/parsed.json."""
     pcache_path = os.path.join(ctx.cache, "parsed.json")
-    try:
-        with open(pcache_path) as f:
-            pcache = json.load(f)
-    except (OSError, ValueError):
-        pcache = {}
+    pcache = load_json(pcache_path)
     jobs = []
     for h in hdrs:
         for abi in ABIS:

@@ -32,6 +32,15 @@ def sha(data):
     return hashlib.sha256(data if isinstance(data, bytes) else data.encode()).hexdigest()
 
 
+def load_json(path):
+    """A cache file's contents, or {} when it is missing or unreadable."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
 class Hasher:
     """Content hashes of files, each read once per run."""
 
@@ -60,11 +69,7 @@ class Ctx:
         self.ksrc = os.path.abspath(a.ksrc) if getattr(a, "ksrc", None) else None
         self.index_path = os.path.join(self.cache, "index.json")
         self.hash = Hasher()
-        try:
-            with open(self.index_path) as f:
-                self.index = json.load(f)
-        except (OSError, ValueError):
-            self.index = {}
+        self.index = load_json(self.index_path)
         self.dirty = False
 
     def save_index(self):

@@ -9,7 +9,7 @@ import os
 import re
 import subprocess
 
-from .cache import ABI_FLAG, sha
+from .cache import ABI_FLAG, load_json, sha
 from .compare import ABIS
 
 FAIL_RE = re.compile(r'static assertion failed: "([^"]*)"')
@@ -117,11 +117,7 @@ def prove(ctx, flagged):
             groups.setdefault((abi, lay.obj, tuple(lay.prelude)), []).append(
                 (t, lay, asserted_members(t, abi)))
     cpath = os.path.join(ctx.cache, "proof.json")
-    try:
-        with open(cpath) as f:
-            cache = json.load(f)
-    except (OSError, ValueError):
-        cache = {}
+    cache = load_json(cpath)
     todo, results = [], {}
     for (abi, obj, pre), items in sorted(groups.items()):
         src, owner = source(items)

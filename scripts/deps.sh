@@ -22,7 +22,8 @@ shellcheck mkdocs mkdocs-material python3-yaml"
 KSRC_PKG=linux-source-6.1
 
 installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
-offered() { apt-cache policy "$1" 2>/dev/null | grep -q '^  Candidate: [0-9]'; }
+# (grep reads all of it: with -q, pipefail would see apt-cache's SIGPIPE)
+offered() { apt-cache policy "$1" 2>/dev/null | grep '^  Candidate: [0-9]' >/dev/null; }
 want_ksrc() { # the host's linux-source-6.1, unless the lab already has its own
 	! installed "$KSRC_PKG" && offered "$KSRC_PKG" &&
 		! grep -q '^from: Debian' "$BUILD_DIR/linux-source.txt" 2>/dev/null

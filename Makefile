@@ -12,6 +12,10 @@
 #   make docs            the documentation site, in build/site (after make)
 #   make serve-docs      serve it on http://127.0.0.1:8000
 #   make abi-scan        where else? every uapi struct with autofs's problem
+#   make bundle          a workshop in a file: build/abi-lab-COMMIT.tar.xz
+#   make import BUNDLE=F use a bundle instead of building (no compiler needed)
+#   make verify-bundle BUNDLE=F
+#                        build from source here, compare with the bundle
 #   make bench           build and boot timings on this machine
 #   make soak N=20       boot every step N times: any verdict that changes?
 #   make clean           remove build/ (the kernel tree and all output)
@@ -21,7 +25,7 @@ export BUILD_DIR LAB_KVM
 # what a second lab command waiting for this one is told it waits for
 export LAB_COMMAND = make $(MAKECMDGOALS)$(if $(STEP), STEP=$(STEP))
 
-.PHONY: all run shell gdb kgdb test abi-scan docs serve-docs bench soak clean
+.PHONY: all run shell gdb kgdb test abi-scan bundle import verify-bundle docs serve-docs bench soak clean
 all:
 	@$(LIB)/lab.sh all
 
@@ -42,6 +46,15 @@ test:
 
 abi-scan:
 	@$(LIB)/lab.sh abi-scan
+
+bundle:
+	@$(LIB)/bundle.sh make
+
+import:
+	@$(LIB)/bundle.sh import "$(BUNDLE)"
+
+verify-bundle:
+	@$(LIB)/bundle.sh verify "$(BUNDLE)"
 
 docs:
 	@$(LIB)/docs.sh build

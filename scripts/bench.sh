@@ -2,8 +2,8 @@
 # Timings of the lab on this machine, written to build/bench.txt:
 # a cold build of the first step's kernel (ccache off, a scratch output
 # dir), the incremental build of each further step, boot-to-verdict per
-# step, peak RSS of the kernel build and of QEMU, and `make test` with
-# nothing changed.
+# step, peak RSS of the kernel build and of QEMU, make bundle, a bundle's
+# import and first boot, and `make test` with nothing changed.
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 lab_lock exclusive
@@ -48,6 +48,20 @@ for s in $(step_slugs); do
 	LAB_RUN=bench measure "boot-$s" "$lib/boot.sh" demo "$s"
 	row "boot to verdict, step $s ($(cat "$(step_out "$s")/boot-accel-bench"))" "$(cat "$(step_out "$s")/boot-seconds-bench") s, QEMU peak RSS ${MIB} MiB"
 done
+# a workshop laptop: the bundle of this build imported into a new build
+# dir, and step 1 booted to its transcript there
+if [ -z "$(git -C "$LAB_ROOT" status --porcelain --untracked-files=no)" ]; then
+	measure bundle "$lib/bundle.sh" make
+	b=$BUILD_DIR/abi-lab-$(git -C "$LAB_ROOT" rev-parse HEAD | cut -c1-12).tar.xz
+	row "make bundle" "${SECS} s, $(($(stat -c %s "$b") / 1048576)) MiB"
+	# shellcheck disable=SC2016 # the inner sh expands them
+	measure import-run sh -c 'make -s -C "$1" import BUNDLE="$2" BUILD_DIR="$3" &&
+		make -s -C "$1" run STEP=1 BUILD_DIR="$3"' sh "$LAB_ROOT" "$b" "$bench/imported"
+	row "make import, then make run STEP=1 (a new build dir)" "${SECS} s"
+	rm -rf "$bench/imported"
+else
+	row "make bundle, make import" "not measured: the checkout has uncommitted changes"
+fi
 measure test make -s -C "$LAB_ROOT" test
 row "make test, nothing changed" "${SECS} s ($(tail -n 1 "$bench/test.log"))"
 say "written to ${report#"$LAB_ROOT"/}"

@@ -47,8 +47,11 @@ Make them yours and run this again:
 BUILD_DIR=$(cd "$BUILD_DIR" 2>/dev/null && pwd || echo "$BUILD_DIR")
 # shellcheck disable=SC2034 # used by the scripts that source this file
 KSRC=$BUILD_DIR/linux          # the kernel tree, a git repo with one branch per step
+# One out-of-tree build dir shared by all steps, inside the tree: kbuild
+# then names every source by a relative path (srctree is ".."), and no
+# absolute path of this machine ends up in a binary.
 # shellcheck disable=SC2034
-KOUT=$BUILD_DIR/kbuild         # one out-of-tree build dir shared by all steps
+KOUT=$KSRC/out
 LOGS=$BUILD_DIR/logs
 # shellcheck disable=SC2034
 KERNEL_FRAGMENT=$LAB_ROOT/kernel-patches/lab.config
@@ -279,4 +282,33 @@ linux_source_version() {
 }
 linux_source_tarball() {
 	sed -n 's/^tarball: //p' "$BUILD_DIR/linux-source.txt" 2>/dev/null
+}
+
+# A step's initramfs: its parts (initramfs.parts: "lab", its own, and
+# "debian" when it runs Debian's automount) one after the other, as the
+# kernel unpacks them.
+join_initramfs() { # out-dir
+	local part f
+	: >"$1/initramfs.cpio.tmp"
+	while read -r part; do
+		case $part in
+		lab) f=$1/initramfs-lab.cpio ;;
+		debian) f=$BUILD_DIR/debian/debian.cpio.lz4 ;;
+		*) die "$1/initramfs.parts: unknown part '$part'" ;;
+		esac
+		cat "$f" >>"$1/initramfs.cpio.tmp" || die "the initramfs part $f is missing"
+	done <"$1/initramfs.parts"
+	mv "$1/initramfs.cpio.tmp" "$1/initramfs.cpio"
+}
+
+# Is this build dir's output an imported bundle (scripts/bundle.sh)?
+lab_imported() { [ -f "$BUILD_DIR/bundle.txt" ]; }
+
+# The time every file the lab puts in an initramfs is dated, in seconds
+# since 1970: the date of the kernel tree's baseline commit, which is
+# the linux-source release's own (scripts/kernel-tree.sh). Same source,
+# same archive bytes.
+source_epoch() {
+	git -C "$KSRC" log -1 --format=%ct baseline 2>/dev/null | grep . ||
+		die "the kernel tree has no baseline commit yet (run: make)"
 }

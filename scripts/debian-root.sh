@@ -153,7 +153,8 @@ resolve_arch() { # arch: the ELF closure of the seeds
 # The key of what we make: the manifest, the lab's files for the guest
 # and this script.
 key() {
-	cat "$MANIFEST" "$LAB_ROOT"/guest/debian/* "$0" /bin/busybox 2>/dev/null | sha256sum | cut -c1-16
+	{ cat "$MANIFEST" "$LAB_ROOT"/guest/debian/* "$0" /bin/busybox; source_epoch; } 2>/dev/null |
+		sha256sum | cut -c1-16
 }
 
 OFFLINE=
@@ -189,6 +190,15 @@ gen=$KOUT/usr/gen_init_cpio
 [ -x "$gen" ] || die "$gen missing: build a kernel first"
 # shellcheck source=cpio-list.sh
 . "$LAB_ROOT/scripts/cpio-list.sh"
+# The lab's own files go in as copies dated source_epoch, the .debs'
+# files with the dates the .debs give them: the same packages give the
+# same archive bytes on any machine.
+epoch=$(source_epoch)
+stage=$D/stage
+rm -rf "$stage"
+mkdir -p "$stage"
+cp /bin/busybox "$LAB_ROOT"/guest/debian/* "$stage/"
+find "$stage" -exec touch -h -d "@$epoch" {} +
 list=$D/debian.list
 {
 	links=""
@@ -197,12 +207,12 @@ list=$D/debian.list
 		while read -r f; do addpath "$R" "$H" "$f" || exit 1; done <"$D/files-$arch"
 		adddir "$R/etc"
 		for f in auto.master.lab auto.lab autofs.conf; do
-			echo "file $R/etc/$f $LAB_ROOT/guest/debian/$f 0644 0 0"
+			echo "file $R/etc/$f $stage/$f 0644 0 0"
 		done
-		echo "file $R/etc/passwd $LAB_ROOT/guest/debian/passwd 0644 0 0"
-		echo "file $R/etc/group $LAB_ROOT/guest/debian/group 0644 0 0"
+		echo "file $R/etc/passwd $stage/passwd 0644 0 0"
+		echo "file $R/etc/group $stage/group 0644 0 0"
 		adddir "$R/srv/b"
-		echo "file $R/srv/b/marker $LAB_ROOT/guest/debian/marker 0644 0 0"
+		echo "file $R/srv/b/marker $stage/marker 0644 0 0"
 		for d in auto proc dev tmp run root var bin; do adddir "$R/$d"; done
 		echo "slink $R/var/run /run 0777 0 0"
 		for a in sh mount umount ls cat; do echo "slink $R/bin/$a /bin/busybox 0777 0 0"; done
@@ -211,9 +221,9 @@ list=$D/debian.list
 	# one busybox, hard-linked into both roots (chroot cannot follow a
 	# link out of them)
 	adddir /debian/bin
-	echo "file /debian/bin/busybox /bin/busybox 0755 0 0$links"
+	echo "file /debian/bin/busybox $stage/busybox 0755 0 0$links"
 } | awk '!seen[$0]++' >"$list" || die "listing the files of Debian's automount for the initramfs failed"
-"$gen" "$list" | lz4 -q -l -9 >"$OUT.tmp" || die "making $OUT failed"
+"$gen" -t "$epoch" "$list" | lz4 -q -l -9 >"$OUT.tmp" || die "making $OUT failed"
 mv "$OUT.tmp" "$OUT"
 key >"$OUT.key"
 info "the initramfs part of Debian's automount: $(du -h "$OUT" | cut -f1) (lz4), $(wc -l <"$list") entries"

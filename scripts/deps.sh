@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
 # Check the Debian packages the lab needs (make, make test and make docs
-# alike: one list, so that a learner without root gets one apt-get line);
+# alike: one list, so that a learner without root gets one apt-get line;
+# an imported bundle needs only its first part, and no compiler);
 # install the missing ones when run as root, otherwise print the exact
 # command for root to run.
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 
-# Every package the lab runs, the kernel's own build targets included
-# (headers_install needs rsync, checkpatch.pl perl), the docs and the
-# linters. Debian's automount runs in the guest, from .debs fetched into
-# build/: it is not installed.
-PKGS="qemu-system-x86 busybox-static gdb gcc gcc-multilib
-make bc bison flex libelf-dev libssl-dev cpio dwarves ccache git xz-utils python3 time rsync perl
-iproute2 procps util-linux apt dpkg debian-archive-keyring binutils lz4
-shellcheck mkdocs mkdocs-material python3-yaml"
+# What runs the lab's kernels and tests them: enough for a build dir
+# that holds an imported bundle (scripts/bundle.sh), which needs no
+# compiler. The docs and the linters are here too.
+RUN_PKGS="qemu-system-x86 gdb make git xz-utils python3 time perl
+iproute2 procps util-linux shellcheck mkdocs mkdocs-material python3-yaml"
+# What builds them, the kernel's own build targets included
+# (headers_install needs rsync, checkpatch.pl perl). Debian's automount
+# runs in the guest, from .debs fetched into build/: it is not installed.
+BUILD_PKGS="busybox-static gcc gcc-multilib bc bison flex libelf-dev libssl-dev cpio dwarves
+ccache rsync apt dpkg debian-archive-keyring binutils lz4"
+# --run: only what runs them (make import, before there is a bundle.txt)
+run_only=0
+[ "${1:-}" = --run ] || lab_imported && run_only=1
+if [ "$run_only" = 1 ]; then PKGS=$RUN_PKGS; else PKGS="$RUN_PKGS $BUILD_PKGS"; fi
 # The kernel source: the host's package where its apt has one by exactly
 # this name (Debian 12), else scripts/linux-source.sh fetches Debian
 # 12's into build/. apt-get takes a name with a dot for a pattern when
@@ -25,7 +32,7 @@ installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = i
 # (grep reads all of it: with -q, pipefail would see apt-cache's SIGPIPE)
 offered() { apt-cache policy "$1" 2>/dev/null | grep '^  Candidate: [0-9]' >/dev/null; }
 want_ksrc() { # the host's linux-source-6.1, unless the lab already has its own
-	! installed "$KSRC_PKG" && offered "$KSRC_PKG" &&
+	[ "$run_only" = 0 ] && ! installed "$KSRC_PKG" && offered "$KSRC_PKG" &&
 		! grep -q '^from: Debian' "$BUILD_DIR/linux-source.txt" 2>/dev/null
 }
 

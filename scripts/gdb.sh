@@ -27,9 +27,9 @@ script=$(step_dir "$s")/$s.gdb
 for f in "$out/vmlinux" "$out/bzImage" "$out/initramfs.cpio" "$out/kernel.key" "$out/lab_constants.py"; do
 	[ -f "$f" ] || die "step $s is not built yet: no ${f#"$LAB_ROOT"/} (run: make)"
 done
-helpers=$KOUT/vmlinux-gdb.py
-[ -f "$KOUT/scripts/gdb/linux/constants.py" ] ||
-	die "the kernel's gdb helpers are missing: no ${KOUT#"$LAB_ROOT"/}/scripts/gdb (run: make)"
+helpers=$out/gdb-helpers/vmlinux-gdb.py
+[ -f "$out/gdb-helpers/scripts/gdb/linux/constants.py" ] ||
+	die "the kernel's gdb helpers are missing: no ${out#"$LAB_ROOT"/}/gdb-helpers (run: make)"
 
 gdblog=$out/gdb-$transport.log
 serial=$out/serial-$transport.log

@@ -5,13 +5,14 @@
 # runs Debian's own automount, the initramfs goes on with the part that
 # holds it (scripts/debian-root.sh): the kernel unpacks one archive after
 # the other.
-# Usage: guest-build.sh SLUG
+# Usage: guest-build.sh SLUG [OUT-DIR]   (OUT-DIR: not the step's own
+#        output dir, one with a kernel's uapi/ built into it)
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 
 ABIS="i386 x86_64 x32"
 s=$1
-out=$(step_out "$s")
+out=${2:-$(step_out "$s")}
 dir=$(step_dir "$s")
 [ -d "$out/uapi" ] || die "step $s has no kernel headers yet: build its kernel first"
 gen=$KOUT/usr/gen_init_cpio
@@ -44,25 +45,41 @@ while read -r prog abi _; do
 done <"$out/programs"
 [ "$debian" = 0 ] || "$LAB_ROOT/scripts/debian-root.sh"
 
+# The archive holds copies, all dated source_epoch, in a fixed order: the
+# same guest gives the same bytes on any machine (gen_init_cpio keeps a
+# file's own time; -t dates the rest).
+epoch=$(source_epoch)
+files=$out/initramfs-files
+rm -rf "$files"
+mkdir -p "$files"
+cp /bin/busybox "$LAB_ROOT/guest/init.sh" "$LAB_ROOT/guest/result.sh" \
+	"$LAB_ROOT/guest/debian-run.sh" "$out/programs" "$files/"
+for abi in $ABIS; do
+	mkdir "$files/$abi"
+	find "$out/guest/$abi" -maxdepth 1 -type f -perm -u+x -exec cp {} "$files/$abi/" \;
+done
+find "$files" -exec touch -h -d "@$epoch" {} +
 list=$out/initramfs.list
 {
 	for d in /dev /proc /sys /tmp /bin /auto /root /lab /view; do
 		echo "dir $d 0755 0 0"
 	done
 	echo "nod /dev/console 0600 0 0 c 5 1"
-	echo "file /bin/busybox /bin/busybox 0755 0 0"
+	echo "file /bin/busybox $files/busybox 0755 0 0"
 	echo "slink /bin/sh busybox 0777 0 0"
-	echo "file /init $LAB_ROOT/guest/init.sh 0755 0 0"
-	echo "file /lab/result.sh $LAB_ROOT/guest/result.sh 0644 0 0"
-	echo "file /lab/debian-run.sh $LAB_ROOT/guest/debian-run.sh 0755 0 0"
-	echo "file /lab/programs $out/programs 0644 0 0"
+	echo "file /init $files/init.sh 0755 0 0"
+	echo "file /lab/result.sh $files/result.sh 0644 0 0"
+	echo "file /lab/debian-run.sh $files/debian-run.sh 0755 0 0"
+	echo "file /lab/programs $files/programs 0644 0 0"
 	for abi in $ABIS; do
 		echo "dir /lab/$abi 0755 0 0"
-		for p in "$out/guest/$abi"/*; do
-			[ -f "$p" ] && [ -x "$p" ] && echo "file /lab/$abi/${p##*/} $p 0755 0 0"
-		done
+		find "$files/$abi" -type f -printf '%f\n' | LC_ALL=C sort |
+			while read -r p; do echo "file /lab/$abi/$p $files/$abi/$p 0755 0 0"; done
 	done
 } >"$list"
-"$gen" "$list" >"$out/initramfs.cpio.tmp"
-[ "$debian" = 0 ] || cat "$BUILD_DIR/debian/debian.cpio.lz4" >>"$out/initramfs.cpio.tmp"
-mv "$out/initramfs.cpio.tmp" "$out/initramfs.cpio"
+# the step's own part alone, and the whole initramfs, which goes on with
+# Debian's part when the step runs Debian's automount
+"$gen" -t "$epoch" "$list" >"$out/initramfs-lab.cpio.tmp"
+mv "$out/initramfs-lab.cpio.tmp" "$out/initramfs-lab.cpio"
+{ echo lab; [ "$debian" = 0 ] || echo debian; } >"$out/initramfs.parts"
+join_initramfs "$out"

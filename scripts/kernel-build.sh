@@ -1,13 +1,26 @@
 #!/usr/bin/env bash
 # Build the kernel of one step (or of every step) from its branch in
-# build/linux, into the shared out-of-tree dir build/kbuild, and keep the
-# step's bzImage, vmlinux and uapi headers in build/steps/N/.
+# build/linux, into the shared out-of-tree dir build/linux/out, and keep
+# the step's bzImage, vmlinux, gdb helpers and uapi headers in
+# build/steps/N/. The same branch and toolchain give the same bytes on
+# any machine, in any directory (Documentation/kbuild/reproducible-builds.rst):
+# the build is dated by the branch's last commit, named lab@lab, always
+# build #1, and the debug info names this tree's build dir ".".
 # Usage: kernel-build.sh [SLUG ...]     (no argument: every step)
 #        kernel-build.sh --head OUT-DIR  what build/linux has checked out
+#        kernel-build.sh --tree TREE OUT-DIR
+#                                        what another tree (a git worktree
+#                                        of build/linux) has checked out,
+#                                        built in TREE/out
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 
-export KBUILD_BUILD_TIMESTAMP="lab" KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab
+if [ "${1:-}" = --tree ]; then
+	[ $# -eq 3 ] || die "usage: kernel-build.sh --tree TREE OUT-DIR"
+	KSRC=$2 KOUT=$2/out
+fi
+export KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab KBUILD_BUILD_VERSION=1
+export KCFLAGS="-fdebug-prefix-map=$KOUT=." KAFLAGS="-fdebug-prefix-map=$KOUT=."
 KMAKE=(make -C "$KSRC" O="$KOUT" CC="ccache gcc" HOSTCC="ccache gcc")
 kmake() { "${KMAKE[@]}" "$@"; }
 
@@ -70,11 +83,24 @@ gdb_constants() { # out-dir
 	mv "$1/lab_constants.py.tmp" "$1/lab_constants.py"
 }
 
+# What went into this build, for a bundle's reader (scripts/bundle.sh):
+# the source and the toolchain whose versions a second build must match.
+build_record() {
+	echo "commit: $(git -C "$KSRC" rev-parse HEAD)"
+	echo "linux-source: $(linux_source_version)"
+	echo "timestamp: $KBUILD_BUILD_TIMESTAMP"
+	echo "gcc: $(gcc --version | head -n 1)"
+	echo "binutils: $(ld --version | head -n 1)"
+}
+
 # Build what build/linux has checked out into the shared out-of-tree
 # dir, and keep the results in $2: bzImage, vmlinux, uapi headers, the
 # gdb constants.
 build_into() { # label out-dir
 	local label=$1 out=$2
+	# the date of what is checked out, which gen_initramfs.sh also reads
+	KBUILD_BUILD_TIMESTAMP=$(git -C "$KSRC" log -1 --format=%ad --date=rfc)
+	export KBUILD_BUILD_TIMESTAMP
 	configure
 	run_logged "$label: make bzImage" "$LOGS/kernel-$label.log" "$LIMIT_KERNEL_BUILD" \
 		"${KMAKE[@]}" -j"$JOBS" bzImage scripts_gdb
@@ -86,7 +112,14 @@ build_into() { # label out-dir
 	cp -a "$KOUT/usr/include" "$out/uapi"
 	cp "$KOUT/arch/x86/boot/bzImage" "$KOUT/vmlinux" "$KOUT/System.map" "$out/"
 	cp "$KOUT/.config" "$out/config"
+	# the kernel's gdb helpers (scripts/gdb), as files: a bundle has no tree
+	rm -rf "$out/gdb-helpers"
+	mkdir -p "$out/gdb-helpers/scripts"
+	cp -L "$KOUT/vmlinux-gdb.py" "$out/gdb-helpers/"
+	cp -rL "$KOUT/scripts/gdb" "$out/gdb-helpers/scripts/"
+	find "$out/gdb-helpers" \( -name __pycache__ -o -name '.*' -o -name Makefile \) -prune -exec rm -rf {} +
 	gdb_constants "$out"
+	build_record >"$out/build-record"
 	info "$label: kernel $(du -h "$out/bzImage" | cut -f1) bzImage, vmlinux $(du -h "$out/vmlinux" | cut -f1)"
 }
 
@@ -95,7 +128,7 @@ build_step() {
 	branch=$s
 	out=$(step_out "$s")
 	key="$(git -C "$KSRC" rev-parse "$branch^{tree}") $(files_key "$KERNEL_FRAGMENT")"
-	key="$key $(files_key "$LAB_ROOT/gdb-scripts/lab/constants.py.in")"
+	key="$key $(files_key "$LAB_ROOT/gdb-scripts/lab/constants.py.in" "$0")"
 	if [ "$(cat "$out/kernel.key" 2>/dev/null)" = "$key" ] &&
 		[ -f "$out/bzImage" ] && [ -f "$out/vmlinux" ]; then
 		return 0
@@ -108,6 +141,11 @@ build_step() {
 	echo "$key" >"$out/kernel.key"
 }
 
+if [ "${1:-}" = --tree ]; then
+	mkdir -p "$3"
+	build_into "$(basename "$2")" "$3"
+	exit 0
+fi
 if [ "${1:-}" = --head ]; then
 	# scripts/check-tree.sh: whatever is checked out (a git bisect)
 	[ -n "${2:-}" ] || die "usage: kernel-build.sh --head OUT-DIR"

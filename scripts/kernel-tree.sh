@@ -10,11 +10,13 @@ git_k() { git -C "$KSRC" "$@"; }
 # 1. The baseline: re-extract when the linux-source changed.
 "$(dirname "$0")/linux-source.sh"
 LINUX_TARBALL=$(linux_source_tarball)
-src_id="$(linux_source_version) $(stat -c '%s %Y' "$LINUX_TARBALL" 2>/dev/null)" ||
+# ("tree 2": the tree whose commits are dated by the source, with the
+# build dir inside it; an older layout is made again)
+src_id="tree 2 $(linux_source_version) $(stat -c '%s %Y' "$LINUX_TARBALL" 2>/dev/null)" ||
 	die "$LINUX_TARBALL not found (see $BUILD_DIR/linux-source.txt)"
 if [ "$(cat "$KSRC/.git/lab-source-id" 2>/dev/null)" != "$src_id" ]; then
 	say "kernel tree: extracting $LINUX_TARBALL (linux-source $(linux_source_version))"
-	rm -rf "$KSRC" "$KSRC.tmp" "$KOUT" "$BUILD_DIR/steps"
+	rm -rf "$KSRC" "$KSRC.tmp" "$BUILD_DIR/kbuild" "$BUILD_DIR/steps"
 	mkdir -p "$KSRC.tmp"
 	run_logged "extract" "$LOGS/kernel-extract.log" "$LIMIT_KERNEL_BUILD" \
 		tar -xf "$LINUX_TARBALL" -C "$KSRC.tmp" --strip-components=1
@@ -26,8 +28,13 @@ if [ "$(cat "$KSRC/.git/lab-source-id" 2>/dev/null)" != "$src_id" ]; then
 		git config gc.auto 0
 		git config advice.detachedHead false
 	)
+	# Dated by the source itself (the tarball keeps the package's build
+	# date as every file's time), so that every machine makes the same
+	# commits, and the step kernels, dated by them, the same bytes.
+	date="@$(stat -c %Y "$KSRC.tmp/Makefile") +0000"
 	# shellcheck disable=SC2016 # expanded by the inner sh
-	run_logged "git baseline commit" "$LOGS/kernel-baseline.log" "$LIMIT_KERNEL_BUILD" \
+	GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date \
+		run_logged "git baseline commit" "$LOGS/kernel-baseline.log" "$LIMIT_KERNEL_BUILD" \
 		sh -c 'cd "$1" && git add -A -f . && git commit -q -m "baseline: Debian linux-source-6.1 $2" && git tag baseline' \
 		sh "$KSRC.tmp" "$(linux_source_version)"
 	echo "$src_id" >"$KSRC.tmp/.git/lab-source-id"
@@ -63,7 +70,7 @@ for s in $(step_slugs); do
 	say "kernel tree: branch $branch = $parent + ${#patches[@]} patch(es)"
 	git_k checkout -q --detach "$parent"
 	for p in "${patches[@]}"; do
-		if ! out=$(git_k am -q "$(readlink -f "$p")" 2>&1); then
+		if ! out=$(git_k am -q --committer-date-is-author-date "$(readlink -f "$p")" 2>&1); then
 			git_k am --abort >/dev/null 2>&1 || true
 			git_k checkout -q -f --detach "$parent"
 			die "patch $(basename "$(readlink -f "$p")") (step $s) does not apply to linux-source-6.1 $(linux_source_version).

@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# A workshop in a file: what booting and debugging every step needs,
+# built once by an instructor, imported on every laptop, and checkable
+# bit for bit against the source by anyone.
+#   bundle.sh make           build/abi-lab-COMMIT.tar.xz (builds what is missing)
+#   bundle.sh import FILE    check FILE, lay it out where make puts its output
+#   bundle.sh verify FILE    build from source here and compare every hash
+#   bundle.sh check          (lab.sh) an imported build dir fits this checkout
+# A bundle holds one directory, abi-lab-COMMIT/:
+#   BUNDLE        the lab's commit, the linux-source version, the toolchain
+#                 and the .debs of Debian's automount
+#   SHA256SUMS    of every other file
+#   steps/SLUG/   what step_files (below) lists for a step
+#   debian/       Debian's automount as an initramfs part, once for all steps
+#   abi-scan/     the scanner's tables (the docs' "Where else?" page)
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+lab_lock exclusive
+lib=$LAB_ROOT/scripts
+
+# The lab's commit, or why there is none to name.
+lab_commit() {
+	git -C "$LAB_ROOT" rev-parse -q --verify HEAD 2>/dev/null ||
+		die "$LAB_ROOT is not a git checkout: a bundle is made from, and for, a commit of the lab"
+}
+
+# A step's files in a bundle, relative to its output dir: the kernel and
+# its debug info and gdb helpers, the headers the guests were built
+# with, the guest programs (the docs' layout diagram reads their debug
+# info) and the step's part of the initramfs.
+step_files() { # slug
+	(
+		cd "$(step_out "$1")" || exit 1
+		printf '%s\n' bzImage vmlinux System.map config build-record kernel.key \
+			lab_constants.py programs initramfs-lab.cpio initramfs.parts
+		find uapi gdb-helpers -type f
+		find guest -mindepth 2 -maxdepth 2 -type f -perm -u+x
+	) | LC_ALL=C sort
+}
+# The docs' part of the scanner's output.
+SCAN_FILES="where-else-table.md where-else-counts.md where-else-failed.md where-else-nothing.md report.txt"
+
+# BUNDLE's value of KEY.
+field() { # file key
+	sed -n "s/^$2: //p" "$1" | head -n 1
+}
+
+# Is this checkout the one the bundle was made from?
+same_commit() { # BUNDLE-file
+	local want have
+	want=$(field "$1" lab-commit)
+	have=$(lab_commit)
+	[ "$want" = "$have" ] && return 0
+	die "this bundle was made from the lab's commit $want; this checkout is at $have.
+Check out the bundle's commit:  git fetch && git checkout ${want:0:12}
+or ask for a bundle of ${have:0:12} (made with: make bundle)."
+}
+
+make_bundle() {
+	local commit name stage s f out t0=$SECONDS size
+	commit=$(lab_commit)
+	[ -z "$(git -C "$LAB_ROOT" status --porcelain --untracked-files=no)" ] ||
+		die "the checkout has changes that are not committed: a bundle names the commit it was built from. Commit them (or stash them) first."
+	"$lib/lab.sh" build
+	[ -s "$BUILD_DIR/abi-scan/where-else-table.md" ] || "$lib/lab.sh" abi-scan
+	name=abi-lab-${commit:0:12}
+	stage=$BUILD_DIR/bundle/$name
+	rm -rf "$BUILD_DIR/bundle"
+	mkdir -p "$stage/debian" "$stage/abi-scan"
+	say "bundle: $name"
+	# hard links: the stage costs no space
+	for s in $(step_slugs); do
+		out=$(step_out "$s")
+		step_files "$s" | while read -r f; do
+			mkdir -p "$(dirname "$stage/steps/$s/$f")"
+			ln "$out/$f" "$stage/steps/$s/$f"
+		done
+	done
+	ln "$BUILD_DIR/debian/debian.cpio.lz4" "$stage/debian/"
+	for f in $SCAN_FILES; do
+		[ -f "$BUILD_DIR/abi-scan/$f" ] && ln "$BUILD_DIR/abi-scan/$f" "$stage/abi-scan/"
+	done
+	{
+		echo "lab-commit: $commit"
+		echo "made: $(date -u '+%Y-%m-%d %H:%M UTC')"
+		echo "steps: $(step_slugs | tr '\n' ' ')"
+		sed -n 's/^\(linux-source\|gcc\|binutils\): /&/p' "$(step_out "$(first_step)")/build-record"
+		echo "busybox: $(dpkg-query -W -f='${Package} ${Version}' busybox-static 2>/dev/null || echo unknown)"
+		awk '{ print "deb: " $1 " " $2 }' "$BUILD_DIR/debian/debs/MANIFEST"
+	} >"$stage/BUNDLE"
+	(cd "$stage" && find . -type f ! -name SHA256SUMS -printf '%P\n' | LC_ALL=C sort |
+		xargs -d '\n' sha256sum) >"$stage/SHA256SUMS.tmp"
+	mv "$stage/SHA256SUMS.tmp" "$stage/SHA256SUMS"
+	# names sorted, owner and dates fixed: the archive says nothing of here
+	# shellcheck disable=SC2016 # the inner sh expands them
+	run_logged "pack $name.tar.xz" "$LOGS/bundle.log" "$LIMIT_KERNEL_BUILD" \
+		sh -c 'tar -C "$1" --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$3" -cf - "$2" |
+			xz -T0 -6 >"$4.tmp" && mv "$4.tmp" "$4"' \
+		sh "$BUILD_DIR/bundle" "$name" "$(source_epoch)" "$BUILD_DIR/$name.tar.xz"
+	rm -rf "$BUILD_DIR/bundle"
+	size=$(stat -c %s "$BUILD_DIR/$name.tar.xz")
+	say "bundle: ${BUILD_DIR#"$LAB_ROOT"/}/$name.tar.xz, $((size / 1048576)) MiB, made in $((SECONDS - t0)) s"
+	info "sha256 $(sha256sum "$BUILD_DIR/$name.tar.xz" | cut -d' ' -f1)"
+	info "on each laptop, in a checkout of commit ${commit:0:12}:  make import BUNDLE=path/to/$name.tar.xz"
+}
+
+# Unpack FILE into $BUILD_DIR/import; leaves the bundle's directory in DIR.
+unpack() { # file [tar member patterns...]
+	local file=$1
+	shift
+	[ -f "$file" ] || die "no bundle at $file (BUNDLE= takes the path of an abi-lab-*.tar.xz)"
+	rm -rf "$BUILD_DIR/import"
+	mkdir -p "$BUILD_DIR/import"
+	run_logged "unpack ${file##*/}" "$LOGS/import.log" "$LIMIT_APT" \
+		tar -xJf "$file" -C "$BUILD_DIR/import" --wildcards --no-wildcards-match-slash "$@" ||
+		die "$file is not a readable .tar.xz (see $LOGS/import.log)"
+	local dirs=("$BUILD_DIR"/import/abi-lab-*/)
+	if [ ${#dirs[@]} -ne 1 ] || [ ! -f "${dirs[0]}BUNDLE" ] || [ ! -f "${dirs[0]}SHA256SUMS" ]; then
+		die "$file is not a bundle of this lab (no abi-lab-*/BUNDLE and SHA256SUMS in it)"
+	fi
+	DIR=${dirs[0]%/}
+}
+
+import_bundle() { # file
+	local file=$1 s t0=$SECONDS bad steps
+	"$lib/deps.sh" --run
+	unpack "$file"
+	same_commit "$DIR/BUNDLE"
+	if ! bad=$(cd "$DIR" && sha256sum --quiet -c SHA256SUMS 2>&1); then
+		die "$file is damaged or was changed: these files do not match its SHA256SUMS:
+$bad"
+	fi
+	steps=$(step_slugs | tr '\n' ' ')
+	[ "$(field "$DIR/BUNDLE" steps)" = "$steps" ] ||
+		die "the bundle has the steps $(field "$DIR/BUNDLE" steps)but this checkout has $steps"
+	# what make would have put here; a kernel tree, if any, stays
+	rm -rf "$BUILD_DIR/steps" "$BUILD_DIR/debian/debian.cpio.lz4" "$BUILD_DIR/abi-scan"
+	mkdir -p "$BUILD_DIR/debian"
+	mv "$DIR/steps" "$BUILD_DIR/steps"
+	mv "$DIR/debian/debian.cpio.lz4" "$BUILD_DIR/debian/"
+	mv "$DIR/abi-scan" "$BUILD_DIR/abi-scan"
+	for s in $(step_slugs); do
+		join_initramfs "$(step_out "$s")"
+	done
+	{
+		cat "$DIR/BUNDLE"
+		echo "imported-from: $(realpath "$file")"
+		echo "imported: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	} >"$BUILD_DIR/bundle.txt"
+	rm -rf "$BUILD_DIR/import"
+	say "imported ${file##*/} in $((SECONDS - t0)) s: every step's kernel, initramfs and debug info, checked against its SHA256SUMS"
+	info "built $(field "$BUILD_DIR/bundle.txt" made) with $(field "$BUILD_DIR/bundle.txt" gcc), linux-source $(field "$BUILD_DIR/bundle.txt" linux-source)"
+	info "next: make run STEP=1 (make verify-bundle BUNDLE=... rebuilds from source and compares, where a compiler is)"
+}
+
+# Where a file of the bundle is in a build dir made from source.
+local_path() { # bundle-relative path
+	case $1 in
+	steps/*) echo "$BUILD_DIR/$1" ;;
+	debian/*) echo "$BUILD_DIR/$1" ;;
+	*) return 1 ;;
+	esac
+}
+
+# Why two builds differ: the inputs the bundle names that differ here.
+explain() { # BUNDLE-file step-slug
+	local b=$1 rec k here there
+	rec=$(step_out "$2")/build-record
+	for k in linux-source gcc binutils; do
+		there=$(field "$b" "$k")
+		here=$(field "$rec" "$k")
+		[ "$there" = "$here" ] || echo "  $k differs: the bundle's was $there; here it is $here"
+	done
+	here=$(awk '{ print "deb: " $1 " " $2 }' "$BUILD_DIR/debian/debs/MANIFEST" | LC_ALL=C sort)
+	there=$(grep '^deb: ' "$b" | LC_ALL=C sort)
+	[ "$here" = "$there" ] ||
+		echo "  Debian's packages differ: $(diff <(echo "$there") <(echo "$here") | grep '^[<>]' | tr '\n' ' ')"
+	there=$(field "$b" busybox)
+	here=$(dpkg-query -W -f='${Package} ${Version}' busybox-static 2>/dev/null || echo unknown)
+	[ "$there" = "$here" ] || echo "  busybox differs: the bundle's was $there; here it is $here"
+}
+
+verify_bundle() { # file
+	local file=$1 sum path p equal=0 differ=() missing=() s
+	lab_imported && die "this build dir holds an imported bundle, not a build from source. Verify in another one:
+  make verify-bundle BUNDLE=$file BUILD_DIR=$BUILD_DIR-verify"
+	unpack "$file" '*/BUNDLE' '*/SHA256SUMS'
+	same_commit "$DIR/BUNDLE"
+	"$lib/lab.sh" build
+	say "comparing this machine's build with ${file##*/}"
+	while read -r sum path; do
+		p=$(local_path "$path") || continue
+		if [ ! -f "$p" ]; then
+			missing+=("$path")
+		elif [ "$(sha256sum "$p" | cut -d' ' -f1)" = "$sum" ]; then
+			equal=$((equal + 1))
+		else
+			differ+=("$path")
+		fi
+	done <"$DIR/SHA256SUMS"
+	if [ ${#differ[@]} -eq 0 ] && [ ${#missing[@]} -eq 0 ]; then
+		say "your kernels are the instructor's, bit for bit: all $equal files of the steps and of Debian's part have the bundle's SHA256 (bzImage, vmlinux and initramfs of every step among them)"
+		rm -rf "$BUILD_DIR/import"
+		return 0
+	fi
+	[ ${#missing[@]} -eq 0 ] || warn "not made here: ${missing[*]}"
+	if [ ${#differ[@]} -gt 0 ]; then
+		s=${differ[0]#steps/}
+		s=${s%%/*}
+		printf 'error: %d of %d files differ from the bundle, the first: %s\n' \
+			"${#differ[@]}" "$((equal + ${#differ[@]}))" "${differ[0]}" >&2
+		why=$(explain "$DIR/BUNDLE" "$(step_slugs | grep -x "$s" || first_step)")
+		if [ -n "$why" ]; then
+			printf 'The inputs differ:\n%s\n' "$why" >&2
+		else
+			printf 'The source, toolchain and packages the bundle names are the same here: a build that is not reproducible (please report it).\n' >&2
+		fi
+		printf 'All that differ:\n' >&2
+		printf '  %s\n' "${differ[@]}" >&2
+	fi
+	exit 1
+}
+
+# An imported build dir: does it fit this checkout, and is it complete?
+check_imported() {
+	local s f
+	same_commit "$BUILD_DIR/bundle.txt"
+	for s in $(step_slugs); do
+		for f in bzImage vmlinux initramfs.cpio programs; do
+			[ -f "$(step_out "$s")/$f" ] ||
+				die "the imported bundle lacks ${f} of step $s: import it again (make import BUNDLE=$(field "$BUILD_DIR/bundle.txt" imported-from))"
+		done
+	done
+	info "using the imported bundle (made $(field "$BUILD_DIR/bundle.txt" made), commit $(field "$BUILD_DIR/bundle.txt" lab-commit | cut -c1-12)): nothing to build"
+}
+
+case ${1:-} in
+make) make_bundle ;;
+import) import_bundle "${2:?usage: bundle.sh import FILE}" ;;
+verify) verify_bundle "${2:?usage: bundle.sh verify FILE}" ;;
+check) check_imported ;;
+*) die "usage: bundle.sh make | import FILE | verify FILE | check" ;;
+esac

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The lab under Ctrl-C, a second command and bad input: the checks that
-# take seconds, one "ok"/"not ok" line each, then "N passed, N failed".
+# take seconds, one TAP test each (scripts/tap.sh).
 # Run by make test (which holds the build directory's lock: the boot
 # below is part of its run).
 # shellcheck source=common.sh

@@ -108,21 +108,29 @@ if [ "$(grep -c '^# Totals: pass:[0-9]* fail:[0-9]* ' "$TLOG/unit.log")" -ne $((
 fi
 
 say "abi-scan: where else does the autofs packet's problem occur?"
-suite abi-scan "$lib/abi-scan/test.sh" --uapi "$(step_out "$(pristine_step)")/uapi" --ksrc "$KSRC" \
+pristine=$(pristine_step) # (not inside an argument: set -e would miss its failure)
+suite abi-scan "$lib/abi-scan/test.sh" --uapi "$(step_out "$pristine")/uapi" --ksrc "$KSRC" \
 	--out "$BUILD_DIR/abi-scan"
 
 say "the rules that compare RESULT lines and gdb values with history"
 suite results-rules "$lib/tap.sh" python3 "$lib/test_results.py"
 
 say "bad input"
-bad_step_refused() { # make run STEP=$1 fails and lists the valid steps
+# An unknown step fails at once and lists the valid ones, and nothing
+# goes on without a step to fail again ("error: step  has not run").
+bad_step_refused() { # command...
 	local out rc=0
-	out=$(make -s -C "$LAB_ROOT" run STEP="$1" 2>&1) || rc=$?
+	out=$("$@" 2>&1) || rc=$?
 	echo "$out"
-	[ "$rc" -ne 0 ] && grep -q "STEP=$(step_number "$(first_step)") .*STEP=$(first_step) " <<<"$out"
+	[ "$rc" -ne 0 ] && grep -q "STEP=$(step_number "$(first_step)") .*STEP=$(first_step) " <<<"$out" &&
+		[ "$(grep -c '^error: ' <<<"$out")" = 1 ] && grep -q '^error: unknown step' <<<"$out"
 }
-t "make run STEP=77 lists the valid steps and fails" bad_step_refused 77
-t "make run STEP=padding lists the valid steps and fails" bad_step_refused padding
+t "make run STEP=77 lists the valid steps and fails" bad_step_refused make -s -C "$LAB_ROOT" run STEP=77
+t "make run STEP=padding lists the valid steps and fails" bad_step_refused make -s -C "$LAB_ROOT" run STEP=padding
+for c in "verdicts.sh check" "gdb.sh gdbstub" boot-all.sh gdb-test.sh; do
+	read -r -a cmd <<<"$c"
+	t "$c 77 lists the valid steps and fails, and says nothing else" bad_step_refused "$lib/${cmd[0]}" "${cmd[@]:1}" 77
+done
 
 say "Ctrl-C, a second command, make clean, time limits"
 suite robust "$lib/test-robust.sh"

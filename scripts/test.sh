@@ -132,7 +132,7 @@ for c in "verdicts.sh check" "gdb.sh gdbstub" boot-all.sh gdb-test.sh; do
 	t "$c 77 lists the valid steps and fails, and says nothing else" bad_step_refused "$lib/${cmd[0]}" "${cmd[@]:1}" 77
 done
 
-say "Ctrl-C, a second command, make clean, time limits"
+say "Ctrl-C, a second command, make clean, time limits, who is blamed"
 suite robust "$lib/test-robust.sh"
 
 # The boots and the debugger sessions run as two queues side by side:

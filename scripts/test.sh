@@ -73,6 +73,9 @@ suite checkpatch-guest "$lib/checkpatch-guest.sh" "$KSRC"
 say "inventory, sources and authorship (steps/README.md, docs/sources.yml)"
 suite inventory "$lib/tap.sh" python3 "$lib/inventory.py" --build "$BUILD_DIR"
 
+say "the bisect helper's answers to git bisect run (scripts/check-tree.sh, on fakes)"
+suite check-tree "$lib/test-check-tree.sh"
+
 say "build (progress below; nothing to do when nothing changed)"
 if ! "$lib/lab.sh" build 2>&1 | tee "$TLOG/build.log" | sed 's/^/#   /'; then
 	fail "build every step's kernel and guest (log: ${TLOG#"$LAB_ROOT"/}/build.log)"
@@ -178,7 +181,7 @@ site_is_offline() { # no page loads a script, style, font or image from elsewher
 t "the documentation site loads nothing from the network" site_is_offline
 
 say "the suites' TAP through a TAP parser (Perl's TAP::Parser, as prove reads it)"
-suite tap "$lib/test-tap.sh" "$TLOG"/{checkpatch-guest,inventory,cpio-list,abi-scan,results-rules,robust,boots}.log \
+suite tap "$lib/test-tap.sh" "$TLOG"/{checkpatch-guest,inventory,check-tree,cpio-list,abi-scan,results-rules,robust,boots}.log \
 	"${gdb_logs[@]}"
 
 finish

@@ -19,8 +19,8 @@ static int lab_failed(const struct lab *L)
 	return L->res.detail[0] != '\0';
 }
 
-static void vfail(struct lab *L, const char *verdict, const char *cause,
-		  const struct pkt_sizes *sz, const char *fmt, va_list ap)
+static __printf(5, 0) void vfail(struct lab *L, const char *verdict, const char *cause,
+				  const struct pkt_sizes *sz, const char *fmt, va_list ap)
 {
 	if (lab_failed(L))
 		return;

@@ -2,10 +2,12 @@
 # The guest's C (guest/*.c, guest/*.h, guest/tests/*) under the kernel
 # tree's own checkpatch.pl, as a file of userspace code: no errors and no
 # warnings, but for the false positives guest/checkpatch.ignore lists
-# with their reasons. One "ok - checkpatch: FILE" or "not ok - ..." line
-# per file, then "N passed, N failed"; exits 1 if any failed.
+# with their reasons. One TAP test per file (scripts/tap.sh); exits 1 if
+# any failed.
 #   checkpatch-guest.sh KERNEL-TREE
 set -euo pipefail
+# shellcheck source=tap.sh
+. "$(dirname "$0")/tap.sh"
 
 ksrc=${1:?usage: checkpatch-guest.sh KERNEL-TREE}
 checkpatch=$ksrc/scripts/checkpatch.pl
@@ -25,7 +27,6 @@ while read -r type glob reason; do
 	globs+=("$glob")
 done <"$ignore_file"
 
-passed=0 failed=0
 cd "$root"
 for f in guest/*.c guest/*.h guest/tests/*.c guest/tests/*.h; do
 	[ -f "$f" ] || continue
@@ -43,13 +44,10 @@ for f in guest/*.c guest/*.h guest/tests/*.c guest/tests/*.h; do
 	out=$(perl "$checkpatch" "${args[@]}" "$f" 2>&1) || rc=$?
 	# --terse prints nothing at all for a clean file
 	if [ "$rc" -eq 0 ] && ! grep -qE ': (ERROR|WARNING|CHECK):' <<<"$out"; then
-		echo "ok - checkpatch: $f"
-		passed=$((passed + 1))
+		pass "checkpatch: $f"
 	else
-		echo "not ok - checkpatch: $f"
-		grep -v '^total:' <<<"$out" | sed 's/^/#   /'
-		failed=$((failed + 1))
+		fail "checkpatch: $f
+$(grep -v '^total:' <<<"$out")"
 	fi
 done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

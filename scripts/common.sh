@@ -202,8 +202,10 @@ start_child() { # command...   (its pid, which is its process group, in CHILD_PI
 # matching $4 appeared in the file $3 (a failure the child reports but
 # does not die of), which stops it too.
 wait_child() { # pid seconds [file pattern]
-	local pid=$1 end rc=0 g rest=()
-	end=$((SECONDS + $(child_limit "$2")))
+	local pid=$1 end rc=0 g rest=() limit
+	# (callers test our status, so set -e is off here: exit ourselves)
+	limit=$(child_limit "$2") || exit
+	end=$((SECONDS + limit))
 	while kill -0 "$pid" 2>/dev/null; do
 		if [ "$SECONDS" -ge "$end" ]; then
 			stop_group "$pid"
@@ -242,11 +244,12 @@ run_child() { # seconds command...
 run_logged() { # label log seconds command...
 	local label=$1 log=$2 limit=$3
 	shift 3
-	local start=$SECONDS pid rc=0 last end
+	local start=$SECONDS pid rc=0 last end left
+	left=$(child_limit "$limit") || exit
 	mkdir -p "$(dirname "$log")"
 	start_child "$@" >"$log" 2>&1
 	pid=$CHILD_PID
-	end=$((SECONDS + $(child_limit "$limit")))
+	end=$((SECONDS + left))
 	while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do
 		sleep 1
 		[ $(((SECONDS - start) % 5)) -eq 0 ] || continue

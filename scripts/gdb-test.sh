@@ -2,18 +2,18 @@
 # The gdb scripts as tests: every step under QEMU's gdbstub and under
 # kgdb, in batch mode (gdb.sh TRANSPORT SLUG --batch), and the named
 # values gdb printed (LAB-VALUE) checked against the step's gdb-checks
-# file by scripts/gdbcheck.py. One "ok - ..." or "not ok - ..." line per
-# check, then "N passed, N failed"; exit status 1 on failure.
+# file by scripts/gdbcheck.py. One TAP test per check (scripts/tap.sh);
+# exit status 1 on failure.
 #   gdb-test.sh [STEP...]    only these steps (default: all)
 # LAB_GDB_TRANSPORTS="gdbstub kgdb" chooses the transports.
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
+# shellcheck source=tap.sh
+. "$(dirname "$0")/tap.sh"
 lab_lock exclusive
 lib=$LAB_ROOT/scripts
 TLOG=$LOGS/gdb-test
 mkdir -p "$TLOG"
-# shellcheck source=tap.sh
-. "$(dirname "$0")/tap.sh"
 
 steps=()
 if [ $# -gt 0 ]; then
@@ -29,16 +29,6 @@ else
 fi
 read -r -a transports <<<"${LAB_GDB_TRANSPORTS:-gdbstub kgdb}"
 
-count() { # the ok / not ok lines of a check, into this script's tally
-	local line
-	while IFS= read -r line; do
-		case $line in
-		"ok - "*) pass "${line#ok - }" ;;
-		"not ok - "*) fail "${line#not ok - }" ;;
-		esac
-	done
-}
-
 for s in "${steps[@]}"; do
 	for t in "${transports[@]}"; do
 		S="step $s $t" out=$(step_out "$s")
@@ -48,8 +38,8 @@ for s in "${steps[@]}"; do
 		else
 			fail "$S: $(tail -n 1 "$TLOG/$s-$t.out")"
 		fi
-		count < <(python3 "$lib/gdbcheck.py" --label "$S" "$(step_dir "$s")/gdb-checks" \
-			"$out/gdb-$t.log" "$out/transcript-$t.txt")
+		tap_run python3 "$lib/gdbcheck.py" --label "$S" "$(step_dir "$s")/gdb-checks" \
+			"$out/gdb-$t.log" "$out/transcript-$t.txt"
 	done
 done
 

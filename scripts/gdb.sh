@@ -125,14 +125,17 @@ gdb_args=(-q -nx
 
 rc=0
 if [ "$batch" = 1 ]; then
+	# gdb's status and the guest's apart: each failure is blamed on its own
+	gdb_rc=0
 	run_child "$gdb_s" gdb -batch "${gdb_args[@]}" -ex "lab-release" \
-		</dev/null >"$gdblog" 2>&1 || rc=$?
-	[ "$rc" -ne 124 ] || fail "gdb did not finish within ${gdb_s}s"
+		</dev/null >"$gdblog" 2>&1 || gdb_rc=$?
+	[ "$gdb_rc" -ne 124 ] || fail "gdb did not finish within ${gdb_s}s"
+	why=$(grep -m1 -E 'Error|error|closed' "$gdblog" || tail -n 1 "$gdblog")
 	if ! grep -q "^LAB-GDB-DONE step=$s" "$gdblog"; then
-		why=$(grep -m1 -E 'Error|error|closed' "$gdblog" || tail -n 1 "$gdblog")
 		kill -0 "$boot_pid" 2>/dev/null || why="$why; guest: $(tail -n 1 "$bootlog")"
 		fail "the gdb script stopped before its end: $why"
 	fi
+	[ "$gdb_rc" -eq 0 ] || fail "gdb exited with status $gdb_rc after the script's end: $why"
 	wait_child "$boot_pid" "$boot_s" || rc=$?
 	[ "$rc" -ne 124 ] || fail "the guest was still running ${boot_s}s after it started"
 	[ "$rc" -eq 0 ] || fail "the guest did not run to its end after gdb let it go: $(tail -n 1 "$bootlog")"

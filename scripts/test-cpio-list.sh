@@ -4,8 +4,8 @@
 # i386), an absolute symlink from /lib64 (Debian 12 amd64), and a merged
 # /usr with no /lib at all (Debian 13). Each list goes through the
 # kernel's gen_init_cpio and cpio must give back every file, reachable
-# by the path the program asks for. Prints ok/not ok lines and
-# "N passed, N failed".
+# by the path the program asks for. One TAP test per check
+# (scripts/tap.sh).
 # Usage: test-cpio-list.sh GEN_INIT_CPIO
 set -euo pipefail
 here=$(dirname "$0")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The lab under Ctrl-C, a second command and bad input: the checks that
-# take seconds, one "ok"/"not ok" line each, then "N passed, N failed".
+# take seconds, one TAP test each (scripts/tap.sh).
 # Run by make test (which holds the build directory's lock: the boot
 # below is part of its run).
 # shellcheck source=common.sh
@@ -204,6 +204,48 @@ if [ "$rc" -ne 0 ] && [ "$ms" -lt 5000 ] && grep -q 'QEMU reported a KVM interna
 	pass "a KVM internal error stops the boot at once and says so (in $ms ms)"
 else
 	fail "a KVM internal error stops the boot at once and says so (exit $rc, $ms ms): $out"
+fi
+
+# 9. gdb.sh --batch blames what failed: a gdb that fails after its
+# script's end is gdb's failure, not the guest's. Fakes of QEMU (it
+# listens on the debugger's socket, and the guest ends its demo) and gdb
+# (it runs the script to its end, then exits with FAKE_GDB_RC), in a
+# build directory of their own: nothing is built or booted.
+f=$tmp/gdbfake
+mkdir -p "$f/bin" "$f/out" "$f/build/kbuild/scripts/gdb/linux"
+echo x >"$f/build/$BUILD_MARK"
+touch "$f/build/kbuild/scripts/gdb/linux/constants.py"
+for x in vmlinux bzImage initramfs.cpio kernel.key lab_constants.py; do touch "$f/out/$x"; done
+echo 'systemd-style i386 systemd-style' >"$f/out/programs"
+cat >"$f/bin/qemu-system-x86_64" <<'EOF'
+#!/bin/sh
+for a; do case $a in *path=*) s=${a#*path=} ;; file:*) log=${a#file:} ;; esac; done
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "${s%%,*}"
+printf 'LAB-BEGIN step=1\nLAB-END step=1\n' >"$log"
+EOF
+cat >"$f/bin/gdb" <<EOF
+#!/bin/sh
+echo 'LAB-GDB-DONE step=$(first_step)'
+[ "\$FAKE_GDB_RC" = 0 ] || echo 'Error: lab-release failed'
+exit "\$FAKE_GDB_RC"
+EOF
+chmod +x "$f/bin/"*
+gdb_batch() { # the fake gdb's exit status: gdb.sh's output, and its status
+	env -u LAB_LOCKED -u LAB_DEADLINE PATH="$f/bin:$PATH" BUILD_DIR="$f/build" LAB_STEP_OUT="$f/out" \
+		LAB_KVM=0 FAKE_GDB_RC="$1" timeout 60 "$lib/gdb.sh" gdbstub "$(first_step)" --batch 2>&1
+}
+out=$(gdb_batch 0) && rc=0 || rc=$?
+if [ "$rc" -eq 0 ] && grep -q 'gdb script and guest ran to their end' <<<"$out"; then
+	pass "gdb.sh --batch with fakes of gdb and QEMU that succeed succeeds"
+else
+	fail "gdb.sh --batch with fakes of gdb and QEMU that succeed succeeds (exit $rc): $out"
+fi
+out=$(gdb_batch 3) && rc=0 || rc=$?
+if [ "$rc" -ne 0 ] && grep -q 'gdb exited with status 3 .*lab-release failed' <<<"$out" &&
+	! grep -q 'the guest did not run' <<<"$out"; then
+	pass "gdb.sh --batch blames gdb, not the guest, for gdb's failure"
+else
+	fail "gdb.sh --batch blames gdb, not the guest, for gdb's failure (exit $rc): $out"
 fi
 
 finish

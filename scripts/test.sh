@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# The whole test suite: static checks, the kernel series, the guest
-# programs' unit tests, and every step booted with its RESULT lines
-# checked against history. Every check prints "ok - ..." or
-# "not ok - ..."; the last line is "N passed, N failed".
+# The whole test suite, one TAP 13 stream (scripts/tap.sh): static
+# checks, the kernel series, the guest programs' unit tests, and every
+# step booted with its RESULT lines checked against history. Each suite
+# it runs is a TAP stream of its own, kept in build/logs/test/, and its
+# tests are numbered anew here. The last lines are the plan and
+# "N passed, N failed" (", N skipped" when any was).
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
-lab_lock exclusive
+# (before the lock: the version line comes first, a wait is a comment)
 # shellcheck source=tap.sh
 . "$(dirname "$0")/tap.sh"
+lab_lock exclusive
 lib=$LAB_ROOT/scripts
 TLOG=$LOGS/test
 mkdir -p "$TLOG"
@@ -24,19 +27,14 @@ t() {
 		sed 's/^/#   /' "$log" | tail -n 15
 	fi
 }
-# count the ok / not ok lines another check printed
-tally() {
-	local line
-	while IFS= read -r line; do
-		case $line in
-		"ok "*"# SKIP"*) echo "$line"; skipped=$((skipped + 1)) ;;
-		"ok "*) echo "$line"; passed=$((passed + 1)) ;;
-		"not ok "*) echo "$line"; failed=$((failed + 1)) ;;
-		esac
-	done
+# suite NAME command...: a suite's TAP stream, kept in NAME.log, its
+# tests ours; a suite that stopped before its plan fails
+suite() {
+	local log=$TLOG/$1.log
+	tap_include "$1 ran to its end (log: ${log#"$LAB_ROOT"/})" < <("${@:2}" 2>&1 | tee "$log")
 }
 
-"$lib/deps.sh"
+"$lib/deps.sh" | sed 's/^/# /'
 # An imported bundle (make import) has no kernel tree and no compiler:
 # what only a build can check is a SKIP that says so.
 no_build="this build dir holds an imported bundle, with no kernel tree or compiler (make verify-bundle checks it where they are)"
@@ -48,18 +46,16 @@ for s in "${scripts[@]}"; do
 done
 
 say "a bundle that is not this lab's, not this commit's, or damaged"
-tally < <("$lib/test-bundle.sh" 2>&1 | tee "$TLOG/bundle.log")
-grep -qE '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$TLOG/bundle.log" ||
-	fail "test-bundle.sh ran to its end (log: ${TLOG#"$LAB_ROOT"/}/bundle.log)"
+suite bundle "$lib/test-bundle.sh"
 
-# What the kernel tree lets us check: the patches apply and are clean,
-# the pristine paths are, and so is the guest's C.
 checkpatch_clean() { # the tree's own checkpatch.pl ran and counted no error
 	local out
 	out=$(cd "$KSRC" && scripts/checkpatch.pl "$1" 2>&1) || true
 	echo "$out"
 	grep -q '^total: 0 errors, [0-9]* warnings' <<<"$out"
 }
+# What the kernel tree lets us check: the patches apply and are clean,
+# the pristine paths are, and so is the guest's C.
 kernel_tree_checks() {
 	pass "kernel-patches/ apply with git am to linux-source $(linux_source_version)"
 	for p in "$LAB_ROOT"/kernel-patches/*.patch; do
@@ -75,9 +71,7 @@ kernel_tree_checks() {
 	done
 
 	say "the guest's C under the kernel's checkpatch.pl (guest/checkpatch.ignore)"
-	tally < <("$lib/checkpatch-guest.sh" "$KSRC" 2>&1 | tee "$TLOG/checkpatch-guest.log")
-	grep -qE '^[0-9]+ passed, [0-9]+ failed$' "$TLOG/checkpatch-guest.log" ||
-		fail "checkpatch-guest.sh ran to its end (log: ${TLOG#"$LAB_ROOT"/}/checkpatch-guest.log)"
+	suite checkpatch-guest "$lib/checkpatch-guest.sh" "$KSRC"
 }
 say "kernel tree"
 if lab_imported; then
@@ -92,21 +86,20 @@ else
 fi
 
 say "inventory, sources and authorship (steps/README.md, docs/sources.yml)"
-tally < <(python3 "$lib/inventory.py" --build "$BUILD_DIR" 2>&1 | tee "$TLOG/inventory.log")
-grep -qE '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$TLOG/inventory.log" ||
-	fail "inventory.py ran to its end (log: ${TLOG#"$LAB_ROOT"/}/inventory.log)"
+suite inventory "$lib/tap.sh" python3 "$lib/inventory.py" --build "$BUILD_DIR"
+
+say "the bisect helper's answers to git bisect run (scripts/check-tree.sh, on fakes)"
+suite check-tree "$lib/test-check-tree.sh"
 
 # What only a build from source can check.
 build_checks() {
 	say "the initramfs lists of Debian roots, every layout (scripts/cpio-list.sh)"
-	tally < <("$lib/test-cpio-list.sh" "$KOUT/usr/gen_init_cpio" 2>&1 | tee "$TLOG/cpio-list.log")
-	grep -qE '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$TLOG/cpio-list.log" ||
-		fail "test-cpio-list.sh ran to its end (log: ${TLOG#"$LAB_ROOT"/}/cpio-list.log)"
+	suite cpio-list "$lib/test-cpio-list.sh" "$KOUT/usr/gen_init_cpio"
 
-	say "step $(first_step) built again in another directory: the same bytes? (scripts/repro-check.sh)"
-	tally < <("$lib/repro-check.sh" "$(first_step)" 2>&1 | tee "$TLOG/repro.log")
-	grep -qE '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$TLOG/repro.log" ||
-		fail "repro-check.sh ran to its end (log: ${TLOG#"$LAB_ROOT"/}/repro.log)"
+	local slug
+	slug=$(first_step)
+	say "step $slug built again elsewhere, without ccache: the same bytes? (scripts/repro-check.sh)"
+	suite repro "$lib/repro-check.sh" "$slug"
 
 	say "guest programs: host unit tests, in each ABI this machine runs"
 	first=$(step_out "$(first_step)")
@@ -122,7 +115,7 @@ build_checks() {
 			abis+=("$abi")
 		fi
 	done
-	tally < <(make -s -C "$LAB_ROOT/guest" O="$BUILD_DIR/unit" UAPI="$first/uapi" KSRC="$KSRC" \
+	tap_include < <(make -s -C "$LAB_ROOT/guest" O="$BUILD_DIR/unit" UAPI="$first/uapi" KSRC="$KSRC" \
 		CHECK_ABIS="${abis[*]}" check 2>&1 | tee "$TLOG/unit.log")
 	# each guest/tests/test-*.c is a kselftest program, run once per ABI; one
 	# that ran to its end printed "# Totals: pass:N fail:N ..."
@@ -132,10 +125,9 @@ build_checks() {
 	fi
 
 	say "abi-scan: where else does the autofs packet's problem occur?"
-	tally < <("$lib/abi-scan/test.sh" --uapi "$(step_out "$(pristine_step)")/uapi" --ksrc "$KSRC" \
-		--out "$BUILD_DIR/abi-scan" 2>&1 | tee "$TLOG/abi-scan.log")
-	grep -qE '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$TLOG/abi-scan.log" ||
-		fail "abi-scan's tests ran to their end (log: ${TLOG#"$LAB_ROOT"/}/abi-scan.log)"
+	pristine=$(pristine_step) # (not inside an argument: set -e would miss its failure)
+	suite abi-scan "$lib/abi-scan/test.sh" --uapi "$(step_out "$pristine")/uapi" --ksrc "$KSRC" \
+		--out "$BUILD_DIR/abi-scan"
 }
 
 say "build (progress below; nothing to do when nothing changed)"
@@ -156,24 +148,27 @@ else
 fi
 
 say "the rules that compare RESULT lines and gdb values with history"
-tally < <(python3 "$lib/test_results.py" 2>&1 | tee "$TLOG/results-rules.log")
-grep -qE '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$TLOG/results-rules.log" ||
-	fail "test_results.py ran to its end (log: ${TLOG#"$LAB_ROOT"/}/results-rules.log)"
+suite results-rules "$lib/tap.sh" python3 "$lib/test_results.py"
 
 say "bad input"
-bad_step_refused() { # make run STEP=$1 fails and lists the valid steps
+# An unknown step fails at once and lists the valid ones, and nothing
+# goes on without a step to fail again ("error: step  has not run").
+bad_step_refused() { # command...
 	local out rc=0
-	out=$(make -s -C "$LAB_ROOT" run STEP="$1" 2>&1) || rc=$?
+	out=$("$@" 2>&1) || rc=$?
 	echo "$out"
-	[ "$rc" -ne 0 ] && grep -q "STEP=$(step_number "$(first_step)") .*STEP=$(first_step) " <<<"$out"
+	[ "$rc" -ne 0 ] && grep -q "STEP=$(step_number "$(first_step)") .*STEP=$(first_step) " <<<"$out" &&
+		[ "$(grep -c '^error: ' <<<"$out")" = 1 ] && grep -q '^error: unknown step' <<<"$out"
 }
-t "make run STEP=77 lists the valid steps and fails" bad_step_refused 77
-t "make run STEP=padding lists the valid steps and fails" bad_step_refused padding
+t "make run STEP=77 lists the valid steps and fails" bad_step_refused make -s -C "$LAB_ROOT" run STEP=77
+t "make run STEP=padding lists the valid steps and fails" bad_step_refused make -s -C "$LAB_ROOT" run STEP=padding
+for c in "verdicts.sh check" "gdb.sh gdbstub" boot-all.sh gdb-test.sh; do
+	read -r -a cmd <<<"$c"
+	t "$c 77 lists the valid steps and fails, and says nothing else" bad_step_refused "$lib/${cmd[0]}" "${cmd[@]:1}" 77
+done
 
-say "Ctrl-C, a second command, make clean, time limits"
-tally < <("$lib/test-robust.sh" 2>&1 | tee "$TLOG/robust.log")
-grep -qE '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$TLOG/robust.log" ||
-	fail "test-robust.sh ran to its end (log: ${TLOG#"$LAB_ROOT"/}/robust.log)"
+say "Ctrl-C, a second command, make clean, time limits, who is blamed"
+suite robust "$lib/test-robust.sh"
 
 # The boots and the debugger sessions run as two queues side by side:
 # QEMU's TCG uses one core per guest, and this is a 2-core lab. Each
@@ -197,15 +192,13 @@ if [ ${#gdb_a[@]} -gt 0 ]; then
 	wait_child "$CHILD_PID" "$LIMIT_RUN" || true
 fi
 wait_child "$queue_b" "$LIMIT_RUN" || true
-tally <"$TLOG/boots.log"
-grep -q '^# boot-all.sh: every step booted$' "$TLOG/boots.log" ||
-	fail "every step's boot ran (log: ${TLOG#"$LAB_ROOT"/}/boots.log)"
+tap_include "every step's boot ran (log: ${TLOG#"$LAB_ROOT"/}/boots.log)" <"$TLOG/boots.log"
+gdb_logs=()
 for q in a b; do
 	[ "$q" = a ] && [ ${#gdb_a[@]} -eq 0 ] && continue
 	[ "$q" = b ] && [ ${#gdb_b[@]} -eq 0 ] && continue
-	tally <"$TLOG/gdb-$q.log"
-	grep -qE '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$TLOG/gdb-$q.log" ||
-		fail "gdb-test.sh ran to its end (log: ${TLOG#"$LAB_ROOT"/}/gdb-$q.log)"
+	gdb_logs+=("$TLOG/gdb-$q.log")
+	tap_include "gdb-test.sh ran to its end (log: ${TLOG#"$LAB_ROOT"/}/gdb-$q.log)" <"$TLOG/gdb-$q.log"
 done
 for s in $(step_slugs); do
 	step_has_gdb "$s" || echo "# step $s has no gdb script: no debugger session"
@@ -218,5 +211,9 @@ site_is_offline() { # no page loads a script, style, font or image from elsewher
 		"$BUILD_DIR/site" --include='*.html'
 }
 t "the documentation site loads nothing from the network" site_is_offline
+
+say "the suites' TAP through a TAP parser (Perl's TAP::Parser, as prove reads it)"
+suite tap "$lib/test-tap.sh" "$TLOG"/{checkpatch-guest,inventory,check-tree,cpio-list,abi-scan,results-rules,robust,boots}.log \
+	"${gdb_logs[@]}"
 
 finish

@@ -34,7 +34,9 @@ matrix() {
 case ${1:-} in
 check)
 	[ "${3:-}" != --run ] || [ -n "${4:-}" ] || die "usage: verdicts.sh check STEP [--run RUN]"
-	check "$(resolve_step "${2:-}")" "${4:-}"
+	# resolved first: inside an argument its exit would not stop us
+	s=$(resolve_step "${2:-}")
+	check "$s" "${4:-}"
 	;;
 matrix) matrix ;;
 *) die "usage: verdicts.sh check STEP | matrix" ;;

@@ -8,8 +8,8 @@
 # Runs the unit tests (unit-tests.py, canned pahole output), scans DIR
 # (reusing its cache) and, in OUT/synthetic, the header
 # testdata/synthetic.h, whose expected numbers (testdata/expected.tsv) are
-# compiled as _Static_asserts too. Prints "ok - ..." or "not ok - ..." per
-# check and "N passed, N failed" last; exits non-zero if a check failed.
+# compiled as _Static_asserts too. One TAP test per check
+# (scripts/tap.sh); exits non-zero if a check failed.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -27,17 +27,12 @@ if [ -z "$UAPI" ] || [ -z "$KSRC" ] || [ -z "$OUT" ]; then
 	exit 2
 fi
 
-passed=0 failed=0
-check() { # check DESCRIPTION COMMAND...: ok if the command succeeds
-	local what=$1
+# shellcheck source=../tap.sh
+. "$HERE/../tap.sh"
+check() { # check DESCRIPTION COMMAND...: ok if the command succeeds; what it said follows a failure
+	local what=$1 out
 	shift
-	if "$@"; then
-		passed=$((passed + 1))
-		echo "ok - $what"
-	else
-		failed=$((failed + 1))
-		echo "not ok - $what"
-	fi
+	if out=$("$@" 2>&1); then pass "$what"; else fail "$what${out:+$'\n'$out}"; fi
 }
 
 # field FILE NAME COLUMN: the column (by header name) of the first row for NAME
@@ -53,12 +48,12 @@ sizes() { # sizes FILE NAME: i386/x86_64/x32
 }
 eq() { # eq GOT WANT, saying what differs
 	[ "$1" = "$2" ] && return 0
-	echo "#   got '$1', want '$2'"
+	echo "got '$1', want '$2'"
 	return 1
 }
 contains() { # contains TEXT PART
 	case $1 in *"$2"*) return 0 ;; esac
-	echo "#   '$1' does not contain '$2'"
+	echo "'$1' does not contain '$2'"
 	return 1
 }
 
@@ -67,14 +62,7 @@ OUT=$(cd "$OUT" && pwd)
 log=$OUT/test-scan.log
 
 # --- unit tests: their lines count as ours
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) passed=$((passed + 1)); echo "$line" ;;
-	"not ok - "*) failed=$((failed + 1)); echo "$line" ;;
-	*" passed, "*" failed") ;;
-	*) echo "$line" ;;
-	esac
-done < <(python3 "$HERE/unit-tests.py" 2>&1 || true)
+tap_run python3 "$HERE/unit-tests.py"
 
 # proves ABI FILE: gcc with ABI's flag accepts FILE (-I UAPI_DIR)
 proves() {
@@ -201,5 +189,4 @@ for abi in i386 x86_64 x32; do
 	[ ! -s "$syn/expected-$abi.c.err" ] || grep -m3 'error' "$syn/expected-$abi.c.err" | sed 's/^/#   /'
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

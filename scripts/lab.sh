@@ -16,8 +16,13 @@ lib=$LAB_ROOT/scripts
 
 build() { # slugs (all when none)
 	local s steps=("$@")
-	[ ${#steps[@]} -gt 0 ] || mapfile -t steps < <(step_slugs)
 	"$lib/deps.sh"
+	# an imported bundle (make import) is what a build would have made
+	if lab_imported; then
+		"$lib/bundle.sh" check
+		return
+	fi
+	[ ${#steps[@]} -gt 0 ] || mapfile -t steps < <(step_slugs)
 	"$lib/kernel-tree.sh"
 	"$lib/kernel-build.sh" "${steps[@]}"
 	for s in "${steps[@]}"; do
@@ -68,6 +73,8 @@ build)
 	build "${slugs[@]}"
 	;;
 abi-scan)
+	! lab_imported || die "make abi-scan compiles every uapi header: an imported bundle has no compiler or kernel tree.
+Its report is in ${BUILD_DIR#"$LAB_ROOT"/}/abi-scan/ (the docs' Where else? page shows it); a build from source (make clean, make) can scan."
 	s=$(pristine_step)
 	build "$s"
 	"$lib/abi-scan/abi-scan.sh" --uapi "$(step_out "$s")/uapi" --ksrc "$KSRC" \

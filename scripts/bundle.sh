@@ -2,7 +2,10 @@
 # A workshop in a file: what booting and debugging every step needs,
 # built once by an instructor, imported on every laptop, and checkable
 # bit for bit against the source by anyone.
-#   bundle.sh make           build/abi-lab-COMMIT.tar.xz (builds what is missing)
+#   bundle.sh make [--fast FILE]
+#                            build/abi-lab-COMMIT.tar.xz (builds what is
+#                            missing); --fast: into FILE, barely
+#                            compressed (make test's round trip)
 #   bundle.sh import FILE    check FILE, lay it out where make puts its output
 #   bundle.sh verify FILE    build from source here and compare every hash
 #   bundle.sh check          (lab.sh) an imported build dir fits this checkout
@@ -56,17 +59,22 @@ Check out the bundle's commit:  git fetch && git checkout ${want:0:12}
 or ask for a bundle of ${have:0:12} (made with: make bundle)."
 }
 
-make_bundle() {
-	local commit name stage s f out t0=$SECONDS size
+make_bundle() { # [--fast FILE]
+	local commit name stage s f out t0=$SECONDS size xz=(xz -T0 -6) file
 	commit=$(lab_commit)
+	name=abi-lab-${commit:0:12}
+	file=$BUILD_DIR/$name.tar.xz
+	if [ "${1:-}" = --fast ]; then
+		xz=(xz -T0 -0)
+		file=${2:?usage: bundle.sh make --fast FILE}
+	fi
 	[ -z "$(git -C "$LAB_ROOT" status --porcelain --untracked-files=no)" ] ||
 		die "the checkout has changes that are not committed: a bundle names the commit it was built from. Commit them (or stash them) first."
 	"$lib/lab.sh" build
 	[ -s "$BUILD_DIR/abi-scan/where-else-table.md" ] || "$lib/lab.sh" abi-scan
-	name=abi-lab-${commit:0:12}
 	stage=$BUILD_DIR/bundle/$name
 	rm -rf "$BUILD_DIR/bundle"
-	mkdir -p "$stage/debian" "$stage/abi-scan"
+	mkdir -p "$stage/debian" "$stage/abi-scan" "$(dirname "$file")"
 	say "bundle: $name"
 	# hard links: the stage costs no space
 	for s in $(step_slugs); do
@@ -88,20 +96,21 @@ make_bundle() {
 		echo "busybox: $(dpkg-query -W -f='${Package} ${Version}' busybox-static 2>/dev/null || echo unknown)"
 		awk '{ print "deb: " $1 " " $2 }' "$BUILD_DIR/debian/debs/MANIFEST"
 	} >"$stage/BUNDLE"
-	(cd "$stage" && find . -type f ! -name SHA256SUMS -printf '%P\n' | LC_ALL=C sort |
-		xargs -d '\n' sha256sum) >"$stage/SHA256SUMS.tmp"
-	mv "$stage/SHA256SUMS.tmp" "$stage/SHA256SUMS"
+	# (written beside the stage: find must not list the file it fills)
+	(cd "$stage" && find . -type f -printf '%P\n' | LC_ALL=C sort |
+		xargs -d '\n' sha256sum) >"$BUILD_DIR/bundle/SHA256SUMS"
+	mv "$BUILD_DIR/bundle/SHA256SUMS" "$stage/SHA256SUMS"
 	# names sorted, owner and dates fixed: the archive says nothing of here
 	# shellcheck disable=SC2016 # the inner sh expands them
-	run_logged "pack $name.tar.xz" "$LOGS/bundle.log" "$LIMIT_KERNEL_BUILD" \
+	run_logged "pack ${file##*/}" "$LOGS/bundle.log" "$LIMIT_KERNEL_BUILD" \
 		sh -c 'tar -C "$1" --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$3" -cf - "$2" |
-			xz -T0 -6 >"$4.tmp" && mv "$4.tmp" "$4"' \
-		sh "$BUILD_DIR/bundle" "$name" "$(source_epoch)" "$BUILD_DIR/$name.tar.xz"
+			"${@:5}" >"$4.tmp" && mv "$4.tmp" "$4"' \
+		sh "$BUILD_DIR/bundle" "$name" "$(source_epoch)" "$file" "${xz[@]}"
 	rm -rf "$BUILD_DIR/bundle"
-	size=$(stat -c %s "$BUILD_DIR/$name.tar.xz")
-	say "bundle: ${BUILD_DIR#"$LAB_ROOT"/}/$name.tar.xz, $((size / 1048576)) MiB, made in $((SECONDS - t0)) s"
-	info "sha256 $(sha256sum "$BUILD_DIR/$name.tar.xz" | cut -d' ' -f1)"
-	info "on each laptop, in a checkout of commit ${commit:0:12}:  make import BUNDLE=path/to/$name.tar.xz"
+	size=$(stat -c %s "$file")
+	say "bundle: ${file#"$LAB_ROOT"/}, $((size / 1048576)) MiB, made in $((SECONDS - t0)) s"
+	info "sha256 $(sha256sum "$file" | cut -d' ' -f1)"
+	info "on each laptop, in a checkout of commit ${commit:0:12}:  make import BUNDLE=path/to/${file##*/}"
 }
 
 # Unpack FILE into $BUILD_DIR/import; leaves the bundle's directory in DIR.
@@ -184,6 +193,7 @@ verify_bundle() { # file
 	local file=$1 sum path p equal=0 differ=() missing=() s
 	lab_imported && die "this build dir holds an imported bundle, not a build from source. Verify in another one:
   make verify-bundle BUNDLE=$file BUILD_DIR=$BUILD_DIR-verify"
+	"$lib/deps.sh"
 	unpack "$file" '*/BUNDLE' '*/SHA256SUMS'
 	same_commit "$DIR/BUNDLE"
 	"$lib/lab.sh" build
@@ -235,7 +245,7 @@ check_imported() {
 }
 
 case ${1:-} in
-make) make_bundle ;;
+make) make_bundle "${@:2}" ;;
 import) import_bundle "${2:?usage: bundle.sh import FILE}" ;;
 verify) verify_bundle "${2:?usage: bundle.sh verify FILE}" ;;
 check) check_imported ;;

@@ -101,6 +101,9 @@ build_checks() {
 	say "step $slug built again elsewhere, without ccache: the same bytes? (scripts/repro-check.sh)"
 	suite repro "$lib/repro-check.sh" "$slug"
 
+	say "a workshop's round trip: make bundle, make import, make run STEP=1 from the import"
+	suite bundle-trip "$lib/test-bundle-trip.sh"
+
 	say "guest programs: host unit tests, in each ABI this machine runs"
 	first=$(step_out "$(first_step)")
 	# i386 programs run only on a kernel with IA32 emulation; a shell says
@@ -141,6 +144,7 @@ if lab_imported; then pass "the imported bundle fits this checkout"; else pass "
 if lab_imported; then
 	skip "the initramfs lists of Debian roots, every layout (scripts/cpio-list.sh)" "$no_build"
 	skip "a step built again in another directory is the same, byte for byte" "$no_build"
+	skip "a bundle of this build imports and boots" "$no_build"
 	skip "guest programs: host unit tests" "$no_build"
 	skip "abi-scan: the scanner's tests, and its numbers proven by the compiler" "$no_build"
 else

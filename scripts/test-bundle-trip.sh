@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# A workshop's round trip on this build: make a bundle of it (barely
+# compressed, to be quick), import it into a new build dir, check that
+# every step's kernel, vmlinux and initramfs there are this build's
+# bytes, and boot step 1 from it to verdicts that match history.
+# Run by make test after a build from source.
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+# shellcheck source=tap.sh
+. "$(dirname "$0")/tap.sh"
+lib=$LAB_ROOT/scripts
+
+tmp=$BUILD_DIR/test-trip
+laptop=$tmp/laptop
+rm -rf "$tmp"
+if [ -n "$(git -C "$LAB_ROOT" status --porcelain --untracked-files=no)" ]; then
+	skip "make bundle, make import and make run STEP=1 from the import" \
+		"the checkout has uncommitted changes, and a bundle names a commit"
+	finish
+	exit
+fi
+
+# logs under the build dir: they are comments here
+run() { "$@" 2>&1 | sed -u 's/^/# /'; }
+if run "$lib/bundle.sh" make --fast "$tmp/abi-lab.tar.xz" && [ -s "$tmp/abi-lab.tar.xz" ]; then
+	pass "make bundle packs this build ($(($(stat -c %s "$tmp/abi-lab.tar.xz") / 1048576)) MiB, barely compressed)"
+else
+	fail "make bundle packs this build"
+fi
+if run make -s -C "$LAB_ROOT" import BUNDLE="$tmp/abi-lab.tar.xz" BUILD_DIR="$laptop" &&
+	[ -f "$laptop/bundle.txt" ]; then
+	pass "make import lays the bundle out in a new build dir"
+else
+	fail "make import lays the bundle out in a new build dir"
+fi
+differ=()
+for s in $(step_slugs); do
+	for f in bzImage vmlinux initramfs.cpio; do
+		cmp -s "$(step_out "$s")/$f" "$laptop/steps/$s/$f" || differ+=("$s/$f")
+	done
+done
+if [ ${#differ[@]} -eq 0 ]; then
+	pass "the imported bzImage, vmlinux and initramfs of every step are this build's bytes"
+else
+	fail "the imported files are this build's bytes; these differ: ${differ[*]}"
+fi
+# make run ends with verdicts.sh check: history decides its status
+if run make -s -C "$LAB_ROOT" run STEP=1 BUILD_DIR="$laptop" && grep -q '^LAB-END' "$laptop/steps/$(first_step)/transcript.txt"; then
+	pass "make run STEP=1 boots the imported kernel and initramfs, and its verdicts match history"
+else
+	fail "make run STEP=1 boots the imported kernel and initramfs, and its verdicts match history"
+fi
+rm -rf "$tmp"
+finish

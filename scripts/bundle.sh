@@ -103,9 +103,9 @@ make_bundle() { # [--fast FILE]
 	# names sorted, owner and dates fixed: the archive says nothing of here
 	# shellcheck disable=SC2016 # the inner sh expands them
 	run_logged "pack ${file##*/}" "$LOGS/bundle.log" "$LIMIT_KERNEL_BUILD" \
-		sh -c 'tar -C "$1" --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$3" -cf - "$2" |
+		bash -c 'tar -C "$1" --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$3" -cf - "$2" |
 			"${@:5}" >"$4.tmp" && mv "$4.tmp" "$4"' \
-		sh "$BUILD_DIR/bundle" "$name" "$(source_epoch)" "$file" "${xz[@]}"
+		bash "$BUILD_DIR/bundle" "$name" "$(source_epoch)" "$file" "${xz[@]}"
 	rm -rf "$BUILD_DIR/bundle"
 	size=$(stat -c %s "$file")
 	say "bundle: ${file#"$LAB_ROOT"/}, $((size / 1048576)) MiB, made in $((SECONDS - t0)) s"

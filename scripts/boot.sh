@@ -33,7 +33,7 @@ read -r -a EXTRA <<<"${LAB_QEMU_EXTRA:-}"
 qemu_args() { # guest-mode
 	QEMU_ARGS=("${ACCEL_ARGS[@]}" -m 512 -nodefaults -no-reboot -display none
 		-kernel "$out/bzImage" -initrd "$out/initramfs.cpio"
-		-append "console=ttyS0 quiet panic=-1 lab.step=$(step_number "$s") lab.mode=$1 lab.read_ms=$LIMIT_READ_MS lab.watchdog=$LIMIT_WATCHDOG lab.prog_timeout=$LIMIT_PROGRAM ${LAB_APPEND:-}")
+		-append "console=ttyS0 quiet panic=-1 lab.step=$(step_number "$s") lab.mode=$1 $(limits_cmdline) ${LAB_APPEND:-}")
 }
 
 case $mode in

@@ -116,6 +116,8 @@ gdb_args=(-q -nx
 	# no source text at stops: build/linux has one step's branch checked
 	# out, and it need not be this step's
 	-iex "set print frame-info location"
+	# the two limits lab-howto names, from their one table (limits.sh)
+	-iex "set \$lab_limit_watchdog = $LIMIT_WATCHDOG" -iex "set \$lab_limit_program = $LIMIT_PROGRAM"
 	-ex "file $out/vmlinux"
 	-ex "source $helpers" -ex "source $LAB_ROOT/gdb-scripts/lab-gdb.py"
 	"${connect[@]}"

@@ -122,7 +122,6 @@ gdb_args=(-q -nx
 	-iex "set print frame-info location"
 	# the two limits lab-howto names, from their one table (limits.sh)
 	-iex "set \$lab_limit_watchdog = $LIMIT_WATCHDOG" -iex "set \$lab_limit_program = $LIMIT_PROGRAM"
-	-ex "file $out/vmlinux"
 	-ex "source $helpers" -ex "source $LAB_ROOT/gdb-scripts/lab-gdb.py"
 	"${connect[@]}"
 	# echo each script command, so the log pairs commands with output
@@ -130,8 +129,10 @@ gdb_args=(-q -nx
 	-x "$script")
 
 # The gdb command, kept in gdb-TRANSPORT.cmdline and shown with V=1.
+# vmlinux is its file argument, loaded before the -ex commands run: a
+# path is one word there, where "-ex file PATH" splits it at spaces.
 gdb_cmd() { # more gdb arguments...
-	GDB_CMD=(gdb "${gdb_args[@]}" "$@")
+	GDB_CMD=(gdb "${gdb_args[@]}" "$@" "$out/vmlinux")
 	cmd_line "${GDB_CMD[@]}" >"$out/gdb-$transport.cmdline"
 	show_cmd "${GDB_CMD[@]}"
 }

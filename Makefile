@@ -19,9 +19,16 @@
 #   make bench           build and boot timings on this machine
 #   make soak N=20       boot every step N times: any verdict that changes?
 #   make clean           remove build/ (the kernel tree and all output)
+#
+# V=1 (any target) prints every QEMU, gdb, kernel make and git am
+# command the lab runs, as a line to paste into a shell.
 
 LIB := scripts
-export BUILD_DIR LAB_KVM
+export BUILD_DIR LAB_KVM V
+# V=1 is ours. Left on make's command line it would reach the kernel's
+# make through MAKEFLAGS, where it means "print every compiler command":
+# take it off (kbuild ignores a V from the environment).
+MAKEOVERRIDES := $(filter-out V=%,$(MAKEOVERRIDES))
 # what a second lab command waiting for this one is told it waits for
 export LAB_COMMAND = make $(MAKECMDGOALS)$(if $(STEP), STEP=$(STEP))
 

@@ -17,10 +17,11 @@ kvm_probe() { # prints why KVM cannot be used; fails when it cannot
 		echo "/dev/kvm is not readable and writable for $(id -un) (the kvm group)"
 		return 1
 	fi
-	local out
+	local out qemu=(qemu-system-x86_64 -accel kvm -cpu host -m 64 -nodefaults -display none
+		-no-reboot -serial none -monitor stdio)
+	show_cmd "${qemu[@]}" # its monitor is asked: info status, quit
 	out=$({ sleep 1; echo 'info status'; sleep 0.2; echo quit; } |
-		timeout -k 1 5 qemu-system-x86_64 -accel kvm -cpu host -m 64 -nodefaults -display none \
-			-no-reboot -serial none -monitor stdio 2>&1 | tr -d '\r')
+		timeout -k 1 5 "${qemu[@]}" 2>&1 | tr -d '\r')
 	grep -q '^VM status: running' <<<"$out" && return 0
 	grep -m 1 -E 'KVM internal error|kvm|KVM|error' <<<"$out" || echo "QEMU with KVM did not run (no answer from its monitor)"
 	return 1
@@ -28,7 +29,7 @@ kvm_probe() { # prints why KVM cannot be used; fails when it cannot
 
 choose_accel() {
 	local cache=$BUILD_DIR/accel key=${LAB_LOCKED:-$$}:${LAB_DEADLINE:-} k a why t0
-	if read -r k a why <"$cache" 2>/dev/null && [ "$k" = "$key" ]; then
+	if read -r k a why 2>/dev/null <"$cache" && [ "$k" = "$key" ]; then
 		ACCEL=$a ACCEL_WHY=$why
 	else
 		case ${LAB_KVM:-} in

@@ -1,54 +1,79 @@
 #!/usr/bin/env bash
 # Boot a step's kernel and initramfs in QEMU, always under a timeout,
 # with the serial log kept in build/steps/SLUG/.
-#   boot.sh demo SLUG    run the step's programs; write transcript.txt
+#   boot.sh demo SLUG [OPTION...] [-- QEMU-ARG...]
+#                        run the step's programs; write transcript.txt
 #                        and boot-seconds
-#   boot.sh shell SLUG   interactive busybox shell on the serial console
+#   boot.sh shell SLUG [OPTION...]
+#                        interactive busybox shell on the serial console
 # KVM where it runs a guest, else software emulation (scripts/accel.sh);
 # QEMU's own messages go to build/steps/SLUG/qemu-RUN.log, and a KVM
-# internal error there stops the boot at once.
-# For debugger sessions a caller adds QEMU arguments in LAB_QEMU_EXTRA
-# (split on spaces), kernel arguments in LAB_APPEND, and names the run in
-# LAB_RUN so its files (serial-RUN.log, transcript-RUN.txt) do not
-# overwrite the plain demo's.
+# internal error there stops the boot at once. The whole QEMU command
+# goes to qemu-RUN.cmdline (and, with V=1, to the terminal): run that
+# line by hand and the same guest boots.
+# The options are for the debugger sessions of gdb.sh:
+#   --run NAME     name the run's files (serial-NAME.log, transcript-NAME.txt)
+#                  so that they do not overwrite the plain demo's
+#                  (default: demo, or shell; LAB_RUN, for older callers)
+#   --timeout S    the boot's limit instead of the table's (scripts/limits.sh)
+#   --append ARGS  more kernel command line
+#   -- QEMU-ARG... more QEMU arguments, last, so that a second -serial is ttyS1
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 # shellcheck source=accel.sh
 . "$(dirname "$0")/accel.sh"
 lab_lock exclusive
 
-mode=$1 s=$2
+usage() { die "usage: boot.sh demo|shell SLUG [--run NAME] [--timeout S] [--append ARGS] [-- QEMU-ARG...]"; }
+[ $# -ge 2 ] || usage
+case $1 in demo | shell) ;; *) usage ;; esac
+mode=$1 s=$2 run=${LAB_RUN:-} timeout_s='' append='' extra=()
+shift 2
+while [ $# -gt 0 ]; do
+	case $1 in
+	--run) [ $# -ge 2 ] || usage; run=$2; shift 2 ;;
+	--timeout) [ $# -ge 2 ] || usage; timeout_s=$2; shift 2 ;;
+	--append) [ $# -ge 2 ] || usage; append=$2; shift 2 ;;
+	--) shift; extra=("$@"); break ;;
+	*) usage ;;
+	esac
+done
 out=$(step_out "$s")
 if [ ! -f "$out/bzImage" ] || [ ! -f "$out/initramfs.cpio" ]; then
 	die "step $s is not built yet (run: make)"
 fi
-timeout_s=${LAB_BOOT_TIMEOUT:-$(boot_limit "$(grep -c . "$out/programs")")}
 
 choose_accel
 
-# The QEMU command line shared by every mode, in QEMU_ARGS; a mode adds
-# its serial wiring, and gdb.sh a gdbstub or a second serial port.
-# The caller's extra arguments go last, so that a second -serial is ttyS1.
-read -r -a EXTRA <<<"${LAB_QEMU_EXTRA:-}"
-qemu_args() { # guest-mode
-	QEMU_ARGS=("${ACCEL_ARGS[@]}" -m 512 -nodefaults -no-reboot -display none
+# The QEMU command of every mode, in QEMU_CMD: the machine, the step's
+# kernel and initramfs, the limits of scripts/limits.sh on the kernel
+# command line (the guest's only source of them); then the mode's
+# serial wiring and the caller's arguments. Kept in qemu-RUN.cmdline.
+qemu_cmd() { # guest-mode serial-args...
+	local guest_mode=$1
+	shift
+	QEMU_CMD=(qemu-system-x86_64 "${ACCEL_ARGS[@]}" -m 512 -nodefaults -no-reboot -display none
 		-kernel "$out/bzImage" -initrd "$out/initramfs.cpio"
-		-append "console=ttyS0 quiet panic=-1 lab.step=$(step_number "$s") lab.mode=$1 lab.read_ms=$LIMIT_READ_MS lab.watchdog=$LIMIT_WATCHDOG lab.prog_timeout=$LIMIT_PROGRAM ${LAB_APPEND:-}")
+		-append "console=ttyS0 quiet panic=-1 lab.step=$(step_number "$s") lab.mode=$guest_mode $(limits_cmdline)${append:+ $append}"
+		"$@" "${extra[@]}")
+	cmd_line "${QEMU_CMD[@]}" >"$out/qemu-$run.cmdline"
 }
 
 case $mode in
 demo)
-	run=${LAB_RUN:-demo}
-	suffix=${LAB_RUN:+-$LAB_RUN}
+	run=${run:-demo}
+	suffix=
+	[ "$run" = demo ] || suffix=-$run
 	log=$out/serial-$run.log
 	qlog=$out/qemu-$run.log
 	transcript=$out/transcript$suffix.txt
 	rm -f "$log" "$qlog" "$transcript"
+	timeout_s=${timeout_s:-$(boot_limit "$(grep -c . "$out/programs")")}
+	qemu_cmd demo -serial "file:$log" -monitor none
 	start=$(date +%s%N)
 	rc=0
-	qemu_args demo
-	start_child qemu-system-x86_64 "${QEMU_ARGS[@]}" \
-		-serial "file:$log" -monitor none "${EXTRA[@]}" </dev/null 2>"$qlog"
+	show_cmd "${QEMU_CMD[@]}"
+	start_child "${QEMU_CMD[@]}" </dev/null 2>"$qlog"
 	# a KVM that fails pauses the guest for good: no reason to wait
 	wait_child "$CHILD_PID" "$timeout_s" "$qlog" 'KVM internal error' || rc=$?
 	ms=$((($(date +%s%N) - start) / 1000000))
@@ -63,14 +88,13 @@ KVM does not work on this machine: run with LAB_KVM=0."
 	echo "$ACCEL" >"$out/boot-accel$suffix"
 	;;
 shell)
-	log=$out/serial-shell.log
+	run=${run:-shell}
+	log=$out/serial-$run.log
 	say "step $s: booting a shell (serial log: ${log#"$LAB_ROOT"/}); leave it with exit"
-	qemu_args shell
+	qemu_cmd shell -chardev "stdio,id=con,signal=off,logfile=$log" -serial chardev:con -monitor none
 	# in the foreground: the terminal is the guest's console (Ctrl-C
 	# goes to the guest, signal=off); bounded like any session
-	timeout --foreground -k 5 "${LAB_SHELL_TIMEOUT:-$LIMIT_INTERACTIVE}" qemu-system-x86_64 "${QEMU_ARGS[@]}" \
-		-chardev "stdio,id=con,signal=off,logfile=$log" -serial chardev:con -monitor none \
-		"${EXTRA[@]}"
+	run_shown timeout --foreground -k 5 "${timeout_s:-$LIMIT_INTERACTIVE}" "${QEMU_CMD[@]}"
 	;;
-*) die "boot.sh: unknown mode '$mode'" ;;
+*) usage ;;
 esac

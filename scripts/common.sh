@@ -138,6 +138,44 @@ lab_lock() { # exclusive|shared
 	export LAB_DEADLINE=${LAB_DEADLINE:-$(($(date +%s) + LIMIT_RUN))}
 }
 
+# V=1 (make V=1): every QEMU, gdb, kernel make and git am the lab runs
+# is printed before it runs, as one line to paste into a shell. The
+# line goes to the script's own stderr, saved here, so that it reaches
+# the terminal even from a command whose output is captured or logged.
+# The command itself runs without our V in its environment, as in the
+# shell it is pasted into: kbuild reads V only from its command line
+# (the Makefile keeps ours off it), but the host tools it builds
+# (objtool) read it from the environment. KBUILD_VERBOSE=1 is kbuild's.
+[ "${V:-0}" != 1 ] || exec {SHOW_FD}>&2
+# A command as one line that a shell reads back as the same words: a
+# word with anything but [A-Za-z0-9_./:=,@%+-] in it is single-quoted.
+cmd_line() { # command...
+	local a q words=()
+	for a in "$@"; do
+		if [[ $a =~ ^[A-Za-z0-9_./:=,@%+-]+$ ]]; then
+			q=$a
+		elif [[ $a == *[[:cntrl:]]* ]]; then
+			printf -v q '%q' "$a" # $'...': a newline stays on the line
+		else
+			q="'${a//\'/\'\\\'\'}'"
+		fi
+		words+=("$q")
+	done
+	local IFS=' '
+	printf '%s\n' "${words[*]}"
+}
+# Print a command (V=1 only). Who runs it, runs it: start_child, a pipe.
+show_cmd() { # command...
+	[ -z "${SHOW_FD:-}" ] || cmd_line "$@" >&"$SHOW_FD"
+}
+# Print a command (V=1 only), then run it: a program, not a function,
+# so that the line is what a learner can type:
+#   run_shown git -C "$KSRC" am -q "$patch"
+run_shown() { # command...
+	show_cmd "$@"
+	env -u V "$@"
+}
+
 # Every long child (a kernel make, QEMU, gdb, a queue of tests) runs
 # through start_child: in a session and process group of its own, so
 # that a terminal's Ctrl-C does not reach it behind our back, and killed
@@ -247,7 +285,8 @@ run_logged() { # label log seconds command...
 	local start=$SECONDS pid rc=0 last end left
 	left=$(child_limit "$limit") || exit
 	mkdir -p "$(dirname "$log")"
-	start_child "$@" >"$log" 2>&1
+	show_cmd "$@"
+	start_child env -u V "$@" >"$log" 2>&1
 	pid=$CHILD_PID
 	end=$((SECONDS + left))
 	while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do

@@ -7,8 +7,13 @@
 #                   (LAB_DOCS_ADDR=host:port to change it)
 # The pages include the lab's real files with pymdownx.snippets: the
 # kernel patches, and the transcripts, gdb logs and matrix of the last
-# `make`. So the lab must have run first. Everything generated goes to
-# build/docs-gen/ (never to docs/), by the generators in docs/generators:
+# `make`. This script only reads them: it boots nothing and scans
+# nothing. What `make` makes must be there (else: run make first); what
+# other commands record (the gdb sessions: make test, make gdb; the
+# scan: make abi-scan) shows as a note naming the command where it is
+# missing, and the site is built all the same, with the list printed at
+# the end. Everything generated goes to build/docs-gen/ (never to
+# docs/), by the generators in docs/generators:
 #   mkdocs.yml        the config: the repository's plus the nav (site.py)
 #   steps-table.md, timeline.md, sources-table.md, history-SLUG.md
 #                     from steps/*/step.conf and docs/sources.yml (site.py)
@@ -17,7 +22,10 @@
 #   pipe.svg          stream pipe vs packet pipe, from the RESULT lines of
 #                     a stream-pipe step and a packet-pipe step
 #   gdb-SLUG.md,      the gdb session logs of `make gdb`/`make kgdb`
-#   kgdb-SLUG.md
+#   kgdb-SLUG.md      (or of make test's batch sessions)
+#   commands-SLUG.md  the QEMU and gdb command lines of the step's last
+#                     runs (build/steps/SLUG/*.cmdline)
+#   where-else-*.md   make abi-scan's tables (build/abi-scan/)
 #   bench.md          the timings of the last make, and build/bench.txt
 #   root/build        a link to the build dir: the pages say build/...
 #                     and this keeps that true for any BUILD_DIR=
@@ -34,21 +42,13 @@ build | serve) ;;
 *) die "usage: docs.sh build|serve" ;;
 esac
 
-# Reading the lab's output only needs the lock shared with other
-# readers; recording a missing gdb session boots a guest, which needs it
-# alone.
-lock=shared
-for s in $(step_slugs); do
-	step_has_gdb "$s" || continue
-	for t in gdbstub kgdb; do
-		grep -qs '^LAB-GDB-DONE' "$(step_out "$s")/gdb-$t.log" || lock=exclusive
-	done
-done
-[ -s "$BUILD_DIR/abi-scan/where-else-table.md" ] || lock=exclusive
-lab_lock "$lock"
+# Reading the lab's output only needs the lock shared with other readers.
+lab_lock shared
 "$lib/deps.sh"
 command -v gdb >/dev/null || die "gdb is missing; the layout diagram needs it (run make first)"
 rel() { echo "${1#"$LAB_ROOT"/}"; }
+# a file of the build directory as the pages name it: build/...
+in_build() { echo "build/${1#"$BUILD_DIR"/}"; }
 
 # 1. The lab must have run: every step's transcript, the debug info the
 # layout diagram is drawn from.
@@ -78,14 +78,6 @@ need "$(step_out "$layout")/vmlinux"
 need "$(step_out "$layout")/guest/i386/systemd-style"
 need "$(step_out "$layout")/guest/x32/systemd-style"
 
-# The "Where else?" page includes the scanner's report (make abi-scan);
-# made here when missing, from its cache when nothing changed.
-if [ ! -s "$BUILD_DIR/abi-scan/where-else-table.md" ]; then
-	info "the abi-scan report is missing: scanning (make abi-scan)"
-	"$lib/lab.sh" abi-scan >"$LOGS/abi-scan.log" 2>&1 ||
-		die "make abi-scan failed, see $(rel "$LOGS/abi-scan.log")"
-fi
-
 # The matrix page is build/matrix.md: made again from the steps' results
 # (and expectations) every time, so it shows the last runs, whichever
 # target made them.
@@ -106,31 +98,89 @@ python3 "$generators/pipe-svg.py" "step $(step_number "${stream[0]}")" \
 	"$(step_out "${packet[0]}")/transcript.txt" \
 	"steps $(numbers "${stream[@]}" | sed 's/,/, /g')" "$gen/pipe.svg" | sed 's/^/    /'
 
-# A step page shows its real gdb sessions. Those `make test` or
-# `make gdb`/`make kgdb` have not recorded yet are recorded here, in
-# batch mode, so the site never shows a session that did not happen.
-# The single quotes below hold Markdown, whose `code spans` are not
-# command substitutions.
+# What other commands than make record: an include of the lab's file
+# where it exists, else a note that names the command that makes it.
+# (The single quotes hold Markdown, whose `code spans` are not command
+# substitutions.)
+missing=()
+# shellcheck disable=SC2016
+not_yet() { # include-name file command [more Markdown]
+	missing+=("$(in_build "$2"): $3")
+	printf '!!! note "Not recorded on this machine yet"\n' >"$gen/$1.md"
+	printf '    This part shows `%s`, which this build directory does not have (whole) yet. `%s` makes it%s;\n' \
+		"$(in_build "$2")" "$3" "${4:-}" >>"$gen/$1.md"
+	printf '    then run `make docs` again.\n' >>"$gen/$1.md"
+}
+
+# What shows a note, one line per command that would make it.
+not_yet_summary() {
+	[ ${#missing[@]} -gt 0 ] || return 0
+	say "some parts show a note instead: this build directory does not have them yet. The commands that make them:"
+	printf '%s\n' "${missing[@]}" | awk -F': ' '!seen[$2]++ { printf "    %s   (%s)\n", $2, $1 }'
+	info "make test records all of them at once; then make docs again"
+}
+
+# A step page shows its real gdb sessions, as `make test` (in batch
+# mode) or `make gdb`/`make kgdb` recorded them.
 # shellcheck disable=SC2016
 log_include() { # transport slug make-target
-	local t=$1 s=$2 target=$3 log out
+	local t=$1 s=$2 target=$3 log name n
+	n=$(step_number "$s")
 	log=$(step_out "$s")/gdb-$t.log
-	out=$gen/$( [ "$t" = gdbstub ] && echo gdb || echo kgdb)-$s.md
-	if [ ! -s "$log" ] || ! grep -q '^LAB-GDB-DONE' "$log"; then
-		info "recording the $t session of step $s (gdb.sh $t $s --batch)"
-		"$lib/gdb.sh" "$t" "$s" --batch >/dev/null ||
-			die "the $t session of step $s failed; see $(rel "$log")"
+	name=$( [ "$t" = gdbstub ] && echo gdb || echo kgdb)-$s
+	if ! grep -qs '^LAB-GDB-DONE' "$log"; then
+		not_yet "$name" "$log" "scripts/gdb.sh $t $n --batch" \
+			" (so does \`make $target STEP=$n\` with a \`quit\` at its prompt, and \`make test\` for every step)"
+		return
 	fi
 	{
-		printf 'Recorded by `make %s STEP=%s`, file `build/steps/%s/gdb-%s.log`' "$target" "$s" "$s" "$t"
+		printf 'Recorded by `make %s STEP=%s`, file `build/steps/%s/gdb-%s.log`' "$target" "$n" "$s" "$t"
 		printf ' (the script'"'"'s commands are the lines starting with `+`):\n\n'
 		printf '```text\n--8<-- "build/steps/%s/gdb-%s.log"\n```\n' "$s" "$t"
-	} >"$out"
+	} >"$gen/$name.md"
+}
+# The commands the step's last runs ran, as V=1 prints them: its plain
+# boot, and its boot under the gdbstub with the gdb that drove it (for
+# the first step: the debugging page shows them).
+# shellcheck disable=SC2016
+commands_include() { # slug
+	local s=$1 n out f
+	n=$(step_number "$s") out=$(step_out "$s")
+	for f in qemu-demo qemu-gdbstub gdb-gdbstub; do
+		[ -s "$out/$f.cmdline" ] && continue
+		case $f in
+		qemu-demo) not_yet "commands-$s" "$out/$f.cmdline" "make run STEP=$n" ;;
+		*) not_yet "commands-$s" "$out/$f.cmdline" "scripts/gdb.sh gdbstub $n --batch" \
+			" (so does \`make gdb STEP=$n\`, and \`make test\` for every step)" ;;
+		esac
+		return
+	done
+	{
+		printf 'The boot of the last `make run STEP=%s` (or `make`), `build/steps/%s/qemu-demo.cmdline`:\n\n' "$n" "$s"
+		printf '```sh\n--8<-- "build/steps/%s/qemu-demo.cmdline"\n```\n\n' "$s"
+		printf 'The last gdbstub session (`make gdb STEP=%s`, or `make test`'"'"'s, which adds `-batch` and `-ex lab-release`):' "$n"
+		printf ' first QEMU, waiting at reset for the debugger, `build/steps/%s/qemu-gdbstub.cmdline`:\n\n' "$s"
+		printf '```sh\n--8<-- "build/steps/%s/qemu-gdbstub.cmdline"\n```\n\n' "$s"
+		printf 'then gdb, `build/steps/%s/gdb-gdbstub.cmdline`:\n\n' "$s"
+		printf '```sh\n--8<-- "build/steps/%s/gdb-gdbstub.cmdline"\n```\n' "$s"
+	} >"$gen/commands-$s.md"
 }
 for s in "${steps[@]}"; do
 	step_has_gdb "$s" || continue
 	log_include gdbstub "$s" gdb
 	log_include kgdb "$s" kgdb
+done
+commands_include "$(first_step)"
+
+# The "Where else?" page: the tables of make abi-scan (one command for
+# the four).
+for t in counts failed table nothing; do
+	f=$BUILD_DIR/abi-scan/where-else-$t.md
+	if [ -s "$f" ]; then
+		printf -- '--8<-- "%s"\n' "$(in_build "$f")" >"$gen/where-else-$t.md"
+	else
+		not_yet "where-else-$t" "$f" "make abi-scan"
+	fi
 done
 
 # The time limits, from their one table (scripts/limits.sh).
@@ -185,9 +235,11 @@ case $mode in
 build)
 	mkdocs build --strict --quiet --config-file "$gen/mkdocs.yml"
 	say "site built: $(rel "$site")/index.html (open it in a browser, no server needed)"
+	not_yet_summary
 	;;
 serve)
 	addr=${LAB_DOCS_ADDR:-127.0.0.1:8000}
+	not_yet_summary
 	say "serving on http://$addr/ (Ctrl-C stops it); rerun to redraw the diagrams"
 	exec 9>&- # a server runs for long: it does not keep the build locked
 	exec mkdocs serve --strict --config-file "$gen/mkdocs.yml" --dev-addr "$addr" \

@@ -6,7 +6,9 @@
 # demo); steps/SLUG/SLUG.gdb puts the breakpoints. Interactive (default): a gdb prompt, guest stopped.
 # --batch: the script runs to its end, the guest to its end, and the
 # exit status says whether both did.
-# Logs: build/steps/SLUG/{gdb,serial,boot}-TRANSPORT.log.
+# Logs: build/steps/SLUG/{gdb,serial,boot}-TRANSPORT.log; the commands:
+# qemu-TRANSPORT.cmdline and gdb-TRANSPORT.cmdline (V=1 prints both),
+# to run by hand, QEMU first.
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 lab_lock exclusive
@@ -78,7 +80,7 @@ fail() { # what failed; one line, naming the logs to read
 case $transport in
 gdbstub)
 	# -S: the CPU waits at reset for gdb, so no breakpoint comes too late
-	extra="-chardev $chardev -gdb chardev:dbg -S"
+	extra=(-chardev "$chardev" -gdb chardev:dbg -S)
 	append=lab.debian=off
 	connect=(-ex "target remote $where")
 	;;
@@ -88,7 +90,7 @@ kgdb)
 	# is before the kernel makes its text read-only, and kgdb cannot take
 	# out a breakpoint it planted then once the text is read-only: the
 	# guest would trap on it forever. rodata=off keeps the text writable.
-	extra="-chardev $chardev -serial chardev:dbg"
+	extra=(-chardev "$chardev" -serial chardev:dbg)
 	append="kgdboc=ttyS1 kgdbwait rodata=off lab.debian=off"
 	# TCG is slow, kgdb answers from a polling loop: allow more than 2 s
 	connect=(-ex "set serial baud 115200" -ex "set remotetimeout 20"
@@ -99,8 +101,8 @@ esac
 # The guest: boot.sh in a process group of its own (start_child), so a
 # Ctrl-C meant for gdb does not reach it, and it goes when we go.
 start=$SECONDS
-LAB_RUN=$transport LAB_BOOT_TIMEOUT=$boot_s LAB_APPEND=$append LAB_QEMU_EXTRA=$extra \
-	start_child "$LAB_ROOT/scripts/boot.sh" demo "$s" >"$bootlog" 2>&1 </dev/null
+start_child "$LAB_ROOT/scripts/boot.sh" demo "$s" --run "$transport" --timeout "$boot_s" \
+	--append "$append" -- "${extra[@]}" >"$bootlog" 2>&1 </dev/null
 boot_pid=$CHILD_PID
 
 deadline=$((SECONDS + 15))
@@ -109,6 +111,8 @@ until ready; do
 	[ "$SECONDS" -lt "$deadline" ] || fail "QEMU did not listen on $where within 15 s"
 	sleep 0.1
 done
+# V=1: boot.sh printed its QEMU line into its log; show it here
+[ -z "${SHOW_FD:-}" ] || cat "$out/qemu-$transport.cmdline" >&"$SHOW_FD"
 
 gdb_args=(-q -nx
 	-iex "set pagination off" -iex "set confirm off" -iex "set width 0"
@@ -116,19 +120,29 @@ gdb_args=(-q -nx
 	# no source text at stops: build/linux has one step's branch checked
 	# out, and it need not be this step's
 	-iex "set print frame-info location"
-	-ex "file $out/vmlinux"
+	# the two limits lab-howto names, from their one table (limits.sh)
+	-iex "set \$lab_limit_watchdog = $LIMIT_WATCHDOG" -iex "set \$lab_limit_program = $LIMIT_PROGRAM"
 	-ex "source $helpers" -ex "source $LAB_ROOT/gdb-scripts/lab-gdb.py"
 	"${connect[@]}"
 	# echo each script command, so the log pairs commands with output
 	-ex "set trace-commands on"
 	-x "$script")
 
+# The gdb command, kept in gdb-TRANSPORT.cmdline and shown with V=1.
+# vmlinux is its file argument, loaded before the -ex commands run: a
+# path is one word there, where "-ex file PATH" splits it at spaces.
+gdb_cmd() { # more gdb arguments...
+	GDB_CMD=(gdb "${gdb_args[@]}" "$@" "$out/vmlinux")
+	cmd_line "${GDB_CMD[@]}" >"$out/gdb-$transport.cmdline"
+	show_cmd "${GDB_CMD[@]}"
+}
+
 rc=0
 if [ "$batch" = 1 ]; then
+	gdb_cmd -batch -ex "lab-release"
 	# gdb's status and the guest's apart: each failure is blamed on its own
 	gdb_rc=0
-	run_child "$gdb_s" gdb -batch "${gdb_args[@]}" -ex "lab-release" \
-		</dev/null >"$gdblog" 2>&1 || gdb_rc=$?
+	run_child "$gdb_s" "${GDB_CMD[@]}" </dev/null >"$gdblog" 2>&1 || gdb_rc=$?
 	[ "$gdb_rc" -ne 124 ] || fail "gdb did not finish within ${gdb_s}s"
 	why=$(grep -m1 -E 'Error|error|closed' "$gdblog" || tail -n 1 "$gdblog")
 	if ! grep -q "^LAB-GDB-DONE step=$s" "$gdblog"; then
@@ -153,10 +167,10 @@ gdbpid=$out/gdb-$transport.pid
 # shellcheck disable=SC2016 # expanded by the inner bash
 start_child bash -c 'sleep "$1"; kill -KILL "$(cat "$2")" 2>/dev/null' limit "$gdb_s" "$gdbpid"
 limit_pid=$CHILD_PID
+gdb_cmd -iex "set logging file $gdblog" -iex "set logging overwrite on" \
+	-iex "set logging enabled on" -ex "set trace-commands off" -ex "lab-howto $transport"
 set -m
-bash -c 'echo $$ >"$0" && exec "$@"' "$gdbpid" gdb "${gdb_args[@]}" \
-	-iex "set logging file $gdblog" -iex "set logging overwrite on" \
-	-iex "set logging enabled on" -ex "set trace-commands off" -ex "lab-howto $transport" || rc=$?
+bash -c 'echo $$ >"$0" && exec "$@"' "$gdbpid" "${GDB_CMD[@]}" || rc=$?
 set +m
 stop_group "$limit_pid"
 rm -f "$gdbpid"

@@ -10,9 +10,12 @@
 #   < a whole lab command (make, make test, ...)   LIMIT_RUN
 # and a kernel make (LIMIT_KERNEL_BUILD), apt-get (LIMIT_APT) and an
 # interactive session (LIMIT_INTERACTIVE) fit in LIMIT_RUN too.
-# The guest gets its two from the kernel command line (boot.sh); the
-# gdb helpers and the docs read them from here. make test checks the
-# nesting. Sourced.
+# Only the shell that sources this file reads it: the guest gets its
+# three from the kernel command line (limits_cmdline, which boot.sh
+# passes), gdb its two as convenience variables set on gdb's command
+# line (gdb.sh), and the docs' table is written by docs.sh. make test
+# checks the nesting (test-robust.sh), and that no guest program or
+# script has a default of its own (test-limits.sh). Sourced.
 # shellcheck disable=SC2034 # used by the scripts that source this file
 LIMIT_READ_MS=1000
 LIMIT_WATCHDOG=12
@@ -27,4 +30,10 @@ LIMIT_RUN=5400
 # The boot limit of a guest that runs $1 programs.
 boot_limit() {
 	echo $((LIMIT_BOOT_BASE + $1 * (LIMIT_PROGRAM + 2)))
+}
+
+# The guest's limits, as its kernel command line gives them (guest/init.sh
+# reads them there; nothing in the guest has a default).
+limits_cmdline() {
+	echo "lab.read_ms=$LIMIT_READ_MS lab.watchdog=$LIMIT_WATCHDOG lab.prog_timeout=$LIMIT_PROGRAM"
 }

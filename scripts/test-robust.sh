@@ -212,9 +212,9 @@ fi
 # (it runs the script to its end, then exits with FAKE_GDB_RC), in a
 # build directory of their own: nothing is built or booted.
 f=$tmp/gdbfake
-mkdir -p "$f/bin" "$f/out" "$f/build/kbuild/scripts/gdb/linux"
+mkdir -p "$f/bin" "$f/out/gdb-helpers/scripts/gdb/linux" "$f/build"
 echo x >"$f/build/$BUILD_MARK"
-touch "$f/build/kbuild/scripts/gdb/linux/constants.py"
+touch "$f/out/gdb-helpers/scripts/gdb/linux/constants.py"
 for x in vmlinux bzImage initramfs.cpio kernel.key lab_constants.py; do touch "$f/out/$x"; done
 echo 'systemd-style i386 systemd-style' >"$f/out/programs"
 cat >"$f/bin/qemu-system-x86_64" <<'EOF'

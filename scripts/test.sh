@@ -44,6 +44,7 @@ mapfile -t scripts < <(cd "$LAB_ROOT" && { ls scripts/*.sh scripts/abi-scan/*.sh
 for s in "${scripts[@]}"; do
 	t "shellcheck $s" shellcheck -x "$LAB_ROOT/$s"
 done
+t "the guest has no time limit of its own: scripts/limits.sh only (test-limits.sh)" "$lib/test-limits.sh"
 
 say "a bundle that is not this lab's, not this commit's, or damaged"
 suite bundle "$lib/test-bundle.sh"

@@ -23,7 +23,10 @@ def in_i386(prog, command):
     a second inferior, so that the kernel's symbols stay as they are."""
     path = i386_program(prog)
     kernel = gdb.selected_inferior().num
-    gdb.execute("add-inferior -no-connection -exec " + path, to_string=True)
+    # quoted as gdb's own argument splitter (buildargv) reads it: a
+    # BUILD_DIR may have spaces
+    quoted = '"%s"' % path.replace("\\", "\\\\").replace('"', '\\"')
+    gdb.execute("add-inferior -no-connection -exec " + quoted, to_string=True)
     other = max(i.num for i in gdb.inferiors())
     try:
         gdb.execute("inferior %d" % other, to_string=True)

@@ -1,23 +1,16 @@
 # The end of a step script: lab-done marks it, lab-howto tells the
 # learner at the prompt what to do next, lab-release lets the guest go.
 
-import os
-import re
-
 import gdb
 
-from lab.paths import LAB_ROOT, step_slug
+from lab.paths import step_slug
 
 
-def limits():
-    """The lab's time limits, from their one table (scripts/limits.sh)."""
-    out = {}
-    with open(os.path.join(LAB_ROOT, "scripts", "limits.sh"), encoding="utf-8") as f:
-        for line in f:
-            m = re.match(r"^(LIMIT_\w+)=(\d+)\s*$", line)
-            if m:
-                out[m.group(1)] = int(m.group(2))
-    return out
+def limit(name):
+    """A time limit of scripts/limits.sh, in seconds, as scripts/gdb.sh
+    passes it: $lab_limit_NAME (? when gdb was started without it)."""
+    v = gdb.convenience_variable("lab_limit_" + name)
+    return "?" if v is None else str(int(v))
 
 
 class Done(gdb.Command):
@@ -41,17 +34,16 @@ Usage: lab-howto gdbstub|kgdb"""
     def invoke(self, arg, from_tty):
         s = step_slug()
         if arg.strip() == "kgdb":
-            lim = limits()
             # nothing in the guest has ttyS1 open, so no interrupt
             # brings a 0x03 from gdb to kgdb while the kernel runs
             stop = "Ctrl-C does not stop it under kgdb: break first"
             clock = """
 Under kgdb the guest's clock runs on while the kernel is stopped. Stay
-here long and, once the guest continues, the daemon's watchdog (%d s
-for its whole run) or init's limit (%d s per program) fires and the
+here long and, once the guest continues, the daemon's watchdog (%s s
+for its whole run) or init's limit (%s s per program) fires and the
 demo reports an error. Under gdbstub (make gdb) QEMU pauses the whole
 machine, clock included: take your time there.
-""" % (lim["LIMIT_WATCHDOG"], lim["LIMIT_PROGRAM"])
+""" % (limit("watchdog"), limit("program"))
         else:
             stop = "Ctrl-C stops it again"
             clock = ""

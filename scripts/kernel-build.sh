@@ -19,10 +19,12 @@ if [ "${1:-}" = --tree ]; then
 	[ $# -eq 3 ] || die "usage: kernel-build.sh --tree TREE OUT-DIR"
 	KSRC=$2 KOUT=$2/out
 fi
-export KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab KBUILD_BUILD_VERSION=1
-export KCFLAGS="-fdebug-prefix-map=$KOUT=." KAFLAGS="-fdebug-prefix-map=$KOUT=."
-KMAKE=(make -C "$KSRC" O="$KOUT" CC="ccache gcc" HOSTCC="ccache gcc")
-kmake() { "${KMAKE[@]}" "$@"; }
+# kbuild's own knobs on the command line, not exported: a line V=1
+# prints makes the same kernel when pasted (build_into adds the date)
+KMAKE=(make -C "$KSRC" O="$KOUT" CC="ccache gcc" HOSTCC="ccache gcc"
+	KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab KBUILD_BUILD_VERSION=1
+	KCFLAGS="-fdebug-prefix-map=$KOUT=." KAFLAGS="-fdebug-prefix-map=$KOUT=.")
+kmake() { run_shown "${KMAKE[@]}" "$@"; }
 
 # Check that every line of the fragment is in the final .config.
 verify_config() {
@@ -54,7 +56,7 @@ configure() {
 	rm -f "$KOUT/.lab-config-key"
 	kmake -s tinyconfig >"$LOGS/kernel-config.log" 2>&1 ||
 		die "make tinyconfig failed, see $LOGS/kernel-config.log"
-	"$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOUT" "$KOUT/.config" "$KERNEL_FRAGMENT" \
+	run_shown "$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOUT" "$KOUT/.config" "$KERNEL_FRAGMENT" \
 		>>"$LOGS/kernel-config.log" 2>&1 || die "merge_config.sh failed, see $LOGS/kernel-config.log"
 	kmake -s olddefconfig >>"$LOGS/kernel-config.log" 2>&1 ||
 		die "make olddefconfig failed, see $LOGS/kernel-config.log"
@@ -69,7 +71,7 @@ configure() {
 # follows the marker is kept.
 gdb_constants() { # out-dir
 	local in=$LAB_ROOT/gdb-scripts/lab/constants.py.in
-	gcc -E -P -x c -nostdinc -D__KERNEL__ \
+	run_shown gcc -E -P -x c -nostdinc -D__KERNEL__ \
 		-I"$KSRC/arch/x86/include" -I"$KOUT/arch/x86/include/generated" \
 		-I"$KSRC/include" -I"$KOUT/include" \
 		-I"$KSRC/arch/x86/include/uapi" -I"$KOUT/arch/x86/include/generated/uapi" \
@@ -100,7 +102,7 @@ build_into() { # label out-dir
 	local label=$1 out=$2
 	# the date of what is checked out, which gen_initramfs.sh also reads
 	KBUILD_BUILD_TIMESTAMP=$(git -C "$KSRC" log -1 --format=%ad --date=rfc)
-	export KBUILD_BUILD_TIMESTAMP
+	KMAKE+=(KBUILD_BUILD_TIMESTAMP="$KBUILD_BUILD_TIMESTAMP")
 	configure
 	run_logged "$label: make bzImage" "$LOGS/kernel-$label.log" "$LIMIT_KERNEL_BUILD" \
 		"${KMAKE[@]}" -j"$JOBS" bzImage scripts_gdb

@@ -70,7 +70,7 @@ for s in $(step_slugs); do
 	say "kernel tree: branch $branch = $parent + ${#patches[@]} patch(es)"
 	git_k checkout -q --detach "$parent"
 	for p in "${patches[@]}"; do
-		if ! out=$(git_k am -q --committer-date-is-author-date "$(readlink -f "$p")" 2>&1); then
+		if ! out=$(run_shown git -C "$KSRC" am -q --committer-date-is-author-date "$(readlink -f "$p")" 2>&1); then
 			git_k am --abort >/dev/null 2>&1 || true
 			git_k checkout -q -f --detach "$parent"
 			die "patch $(basename "$(readlink -f "$p")") (step $s) does not apply to linux-source-6.1 $(linux_source_version).

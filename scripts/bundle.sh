@@ -43,6 +43,9 @@ step_files() { # slug
 # The docs' part of the scanner's output.
 SCAN_FILES="where-else-table.md where-else-counts.md where-else-failed.md where-else-nothing.md report.txt"
 
+# A host package and its version, as a bundle records them.
+pkg_version() { dpkg-query -W -f='${Package} ${Version}' "$1" 2>/dev/null || echo "$1 unknown"; }
+
 # BUNDLE's value of KEY.
 field() { # file key
 	sed -n "s/^$2: //p" "$1" | head -n 1
@@ -93,7 +96,8 @@ make_bundle() { # [--fast FILE]
 		echo "made: $(date -u '+%Y-%m-%d %H:%M UTC')"
 		echo "steps: $(step_slugs | tr '\n' ' ')"
 		sed -n 's/^\(linux-source\|gcc\|binutils\): /&/p' "$(step_out "$(first_step)")/build-record"
-		echo "busybox: $(dpkg-query -W -f='${Package} ${Version}' busybox-static 2>/dev/null || echo unknown)"
+		echo "busybox: $(pkg_version busybox-static)"
+		echo "libc: $(pkg_version libc6-dev)"
 		awk '{ print "deb: " $1 " " $2 }' "$BUILD_DIR/debian/debs/MANIFEST"
 	} >"$stage/BUNDLE"
 	# (written beside the stage: find must not list the file it fills)
@@ -131,8 +135,9 @@ unpack() { # file [tar member patterns...]
 }
 
 import_bundle() { # file
-	local file=$1 s t0=$SECONDS bad steps
+	local file=$1 s t0 bad steps
 	"$lib/deps.sh" --run
+	t0=$SECONDS
 	unpack "$file"
 	same_commit "$DIR/BUNDLE"
 	if ! bad=$(cd "$DIR" && sha256sum --quiet -c SHA256SUMS 2>&1); then
@@ -184,9 +189,11 @@ explain() { # BUNDLE-file step-slug
 	there=$(grep '^deb: ' "$b" | LC_ALL=C sort)
 	[ "$here" = "$there" ] ||
 		echo "  Debian's packages differ: $(diff <(echo "$there") <(echo "$here") | grep '^[<>]' | tr '\n' ' ')"
-	there=$(field "$b" busybox)
-	here=$(dpkg-query -W -f='${Package} ${Version}' busybox-static 2>/dev/null || echo unknown)
+	there=$(field "$b" busybox) here=$(pkg_version busybox-static)
 	[ "$there" = "$here" ] || echo "  busybox differs: the bundle's was $there; here it is $here"
+	# the guests' programs are static: libc.a is in them
+	there=$(field "$b" libc) here=$(pkg_version libc6-dev)
+	[ "$there" = "$here" ] || echo "  libc differs: the bundle's was $there; here it is $here"
 }
 
 verify_bundle() { # file

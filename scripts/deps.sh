@@ -9,13 +9,14 @@
 
 # What runs the lab's kernels and tests them: enough for a build dir
 # that holds an imported bundle (scripts/bundle.sh), which needs no
-# compiler. The docs and the linters are here too.
-RUN_PKGS="qemu-system-x86 gdb make git xz-utils python3 time perl
+# compiler. The docs and the linters are here too, and pahole (dwarves),
+# which the gdb sessions ask about the structs.
+RUN_PKGS="qemu-system-x86 gdb dwarves make git xz-utils python3 time perl
 iproute2 procps util-linux shellcheck mkdocs mkdocs-material python3-yaml"
 # What builds them, the kernel's own build targets included
 # (headers_install needs rsync, checkpatch.pl perl). Debian's automount
 # runs in the guest, from .debs fetched into build/: it is not installed.
-BUILD_PKGS="busybox-static gcc gcc-multilib bc bison flex libelf-dev libssl-dev cpio dwarves
+BUILD_PKGS="busybox-static gcc gcc-multilib bc bison flex libelf-dev libssl-dev cpio
 ccache rsync apt dpkg debian-archive-keyring binutils lz4"
 # --run: only what runs them (make import, before there is a bundle.txt)
 run_only=0

@@ -44,11 +44,11 @@ for s in "${steps[@]}"; do
 done
 
 # No QEMU of these sessions may outlive them (its command line names the
-# step's bzImage; only the steps tested here: another queue may be
-# running the others).
+# session's serial log; another queue may be booting these steps'
+# kernels for their demo meanwhile).
 left=
 for s in "${steps[@]}"; do
-	left+=$(pgrep -f -- "qemu-system-x86_64 .*-kernel $(step_out "$s")/bzImage" || true)
+	left+=$(pgrep -f -- "qemu-system-x86_64 .*-serial file:$(step_out "$s")/serial-(gdbstub|kgdb)\.log" || true)
 done
 if [ -z "$left" ]; then
 	pass "no QEMU of these sessions is left running"

@@ -48,9 +48,9 @@ same() { # what path-in-out-dirs
 		a=$(sha256sum <"$out/$2" | cut -c1-64) b=$(sha256sum <"$other/out/$2" | cut -c1-64)
 	fi
 	if [ "$a" = "$b" ]; then
-		pass "step $s built in another directory: $1 is the same, sha256 ${a:0:16}"
+		pass "step $s built in another directory: $1, the same bytes (sha256 ${a:0:16})"
 	else
-		fail "step $s built in another directory: $1 differs (${a:0:16} in ${out#"$LAB_ROOT"/}, ${b:0:16} in ${other#"$LAB_ROOT"/}/out)"
+		fail "step $s built in another directory: $1, different bytes (${a:0:16} in ${out#"$LAB_ROOT"/}, ${b:0:16} in ${other#"$LAB_ROOT"/}/out)"
 	fi
 }
 same bzImage bzImage

@@ -6,6 +6,9 @@ set -euo pipefail
 
 # (pwd -P: a checkout reached as //lab would otherwise keep the //)
 LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+# ... nor a leading //, which bash keeps and no getcwd() returns: gcc's
+# build dir must be spelled as the prefix maps spell it
+LAB_ROOT=${LAB_ROOT/#\/\//\/}
 BUILD_DIR=${BUILD_DIR:-$LAB_ROOT/build}
 
 say()  { printf '==> %s\n' "$*"; }
@@ -44,7 +47,8 @@ Make them yours and run this again:
 			>"$BUILD_DIR/$BUILD_MARK"
 }
 [ "${LAB_NO_CLAIM:-0}" = 1 ] || claim_build_dir
-BUILD_DIR=$(cd "$BUILD_DIR" 2>/dev/null && pwd || echo "$BUILD_DIR")
+BUILD_DIR=$(cd "$BUILD_DIR" 2>/dev/null && pwd -P || echo "$BUILD_DIR")
+BUILD_DIR=${BUILD_DIR/#\/\//\/}
 # shellcheck disable=SC2034 # used by the scripts that source this file
 KSRC=$BUILD_DIR/linux          # the kernel tree, a git repo with one branch per step
 # One out-of-tree build dir shared by all steps, inside the tree: kbuild

@@ -11,14 +11,17 @@
 #   --only   comma-separated globs of header paths to compile (default: all)
 #
 # Each header is compiled stand-alone (#include <X.h>) with -m32, -m64 and
-# -mx32 into OUT/cache/obj/ABI/; pahole's layout dump sits beside each
-# object. A compile is redone only when its key changes: compiler and pahole
-# versions, flags, and the content of the header and of every file it
-# included (from gcc -MD). scan.py does the planning and the analysis.
+# -mx32 into OUT/cache/obj/ABI/: does it compile, the files it read (-MD)
+# and how it opened them (-H). Its layouts come from one object per group
+# of headers that read their files alike (abiscan/groups.py), with
+# pahole's layout dump beside each object. A compile is redone only when
+# its key changes: compiler and pahole versions, flags, and the content of
+# the header and of every file it included. scan.py does the planning and
+# the analysis.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CFLAGS_SCAN="-g -fno-eliminate-unused-debug-types -c"
+CFLAGS_CHECK="-S -H -MD"
 
 die() {
 	printf 'abi-scan: error: %s\n' "$*" >&2
@@ -33,7 +36,7 @@ usage() {
 # Compile jobs, 5 words each: ABI FLAG HEADER OBJBASE PRELUDE (comma-separated
 # headers to include first, or -). Each job is a tiny OBJBASE.c; consecutive
 # jobs of one ABI go to one gcc (a quarter less CPU than one gcc each; gcc
-# goes on after a file that fails). Writes OBJBASE.{o,d,err,pa,sizes,status};
+# goes on after a file that fails). Writes OBJBASE.{s,d,err,tree,status};
 # .status last, so a job that was killed is redone next time.
 compile_jobs() {
 	local flag bflag="" base pre p src i
@@ -41,7 +44,7 @@ compile_jobs() {
 	# one rm for all the jobs' old outputs: a fork per file is most of the
 	# system time of a cold scan
 	for ((i = 4; i <= $#; i += 5)); do
-		old+=("${!i}".{o,d,err,pa,sizes,status})
+		old+=("${!i}".{s,d,err,tree,status})
 	done
 	rm -f "${old[@]}"
 	while [ $# -ge 5 ]; do
@@ -64,16 +67,32 @@ compile_jobs() {
 
 # compile_batch FLAG OBJBASE...: all in one directory (one per ABI)
 compile_batch() {
-	local flag=$1 dir b st r1 r2
+	local flag=$1 dir b st
 	shift
 	dir=$(dirname "$1")
 	local -a srcs=("${@/%/.c}")
-	# shellcheck disable=SC2086 # CFLAGS_SCAN is a list of flags
-	(cd "$dir" && LC_ALL=C timeout 600 gcc "$flag" $CFLAGS_SCAN -I "$UAPI" -MD "${srcs[@]##*/}") \
+	# shellcheck disable=SC2086 # CFLAGS_CHECK is a list of flags
+	(cd "$dir" && LC_ALL=C timeout 600 gcc "$flag" $CFLAGS_CHECK -I "$UAPI" "${srcs[@]##*/}") \
 		2>"$1.batch-err" || true
-	# gcc's messages name the file they come from ("... from X.c:1:"): give
-	# each file its own .err (an include chain's first line waits for it)
-	awk -v dir="$dir" '
+	# -H's lines (". FILE", a dot per level; a unit's first is its header,
+	# then gcc's list of files without a guard) go to the unit's .tree.
+	# gcc's messages name the file they come from ("... from X.c:1:"):
+	# give each file its own .err (an include chain's first line waits for it)
+	awk -v dir="$dir" -v uapi="$UAPI/" '
+		/^\.+ / {
+			if ($1 == ".") {
+				if (tree != "") close(tree)
+				t = substr($0, 3 + length(uapi))
+				gsub("/", "__", t)
+				tree = dir "/" t ".tree"
+			}
+			print > tree
+			listing = 0
+			next
+		}
+		/^Multiple include guards may be useful for:$/ { print > tree; listing = 1; next }
+		listing && /^\/[^:]*$/ { print > tree; next }
+		{ listing = 0 }
 		{
 			hit = ""
 			for (i = 1; i <= NF; i++)
@@ -85,16 +104,7 @@ compile_batch() {
 	rm -f "$1.batch-err"
 	for b in "$@"; do
 		st=fail
-		if [ -f "$b.o" ]; then
-			# -E: members of nested types too; --sizes: unions print no size with -E.
-			# pahole exits 1 on an object with no types (a header of macros only).
-			# No timeout of its own (one more exec per run): the run's bounds it.
-			pahole -F dwarf -I -E "$b.o" >"$b.pa" 2>>"$b.err" && r1=0 || r1=$?
-			pahole -F dwarf --sizes "$b.o" >"$b.sizes" 2>>"$b.err" && r2=0 || r2=$?
-			if [ "$r1$r2" = 00 ] || grep -q 'has no dwarf type information' "$b.err"; then
-				st=ok
-			fi
-		fi
+		[ ! -f "$b.s" ] || st=ok
 		echo "$st" >"$b.status"
 		echo "$b $st" >>"$PROGRESS"
 	done
@@ -115,7 +125,7 @@ run_jobs() {
 		mon=$!
 	fi
 	export -f compile_jobs compile_batch
-	export UAPI PROGRESS CFLAGS_SCAN
+	export UAPI PROGRESS CFLAGS_CHECK
 	# 40 jobs per bash and gcc; bounded: every gcc has its own timeout, the
 	# whole run too
 	timeout 1800 xargs -P "$(nproc)" -n 200 bash -c 'compile_jobs "$@"' _ <"$jobs" ||
@@ -178,8 +188,7 @@ PROGRESS=$OUT/cache/progress
 TOOLKEY="$(gcc --version | head -1) $(gcc -dumpmachine) pahole $(pahole --version)"
 start=$SECONDS
 # the cache key names the whole recipe of compile_jobs, not just gcc's flags
-args=(--uapi "$UAPI" --out "$OUT" --toolkey "$TOOLKEY"
-	--cflags "$CFLAGS_SCAN -MD X.c | pahole -F dwarf -I -E | pahole -F dwarf --sizes")
+args=(--uapi "$UAPI" --out "$OUT" --toolkey "$TOOLKEY" --cflags "$CFLAGS_CHECK X.c")
 [ -z "$ONLY" ] || args+=(--only "$ONLY")
 q=()
 [ "$QUIET" = 0 ] || q=(--quiet)
@@ -190,10 +199,8 @@ plan=$(timeout 300 python3 "$HERE/scan.py" plan "${args[@]}")
 say "$plan"
 [ ! -s "$OUT/cache/jobs.txt" ] || check_multilib
 run_jobs "$OUT/cache/jobs.txt" compiled
-probe=$(timeout 600 python3 "$HERE/scan.py" probe "${args[@]}")
+probe=$(timeout 1800 python3 "$HERE/scan.py" probe objects "${args[@]}")
 [ -z "$probe" ] || say "$probe"
-[ ! -s "$OUT/cache/jobs2.txt" ] || check_multilib
-run_jobs "$OUT/cache/jobs2.txt" "compiled with a prerequisite"
 say "analysing..."
 timeout 600 python3 "$HERE/scan.py" analyze "${args[@]}" --ksrc "$KSRC" "${q[@]}"
 say "abi-scan: done in $((SECONDS - start)) s"

@@ -2,7 +2,8 @@
 """Unit tests of abi-scan's parts on canned input, no kernel tree needed:
 the pahole parser and the comparison on testdata/pahole/ABI.pa (pahole's
 output for testdata/synthetic.h, with its path written as /UAPI/), the
-ioctl finder on synthetic.h, the handling summary. Prints "ok - ..." or
+ioctl finder on synthetic.h, the handling summary, which headers may share
+an object (on headers and gcc -H trees written here). Prints "ok - ..." or
 "not ok - ..." per check, which test.sh numbers (scripts/tap.sh); exit 1
 if any failed."""
 
@@ -14,6 +15,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from abiscan.compare import ABIS, compare, x32_relation  # noqa: E402
 from abiscan.crossing import ioctl_types  # noqa: E402
+from abiscan.fileinfo import parse_tree  # noqa: E402
+from abiscan.groups import Model, Planner, split  # noqa: E402
 from abiscan.kernel import summarize_notes  # noqa: E402
 from abiscan.layout import parse_pahole, read_sizes  # noqa: E402
 from abiscan.proof import compile_joined  # noqa: E402
@@ -66,6 +69,60 @@ def joined_checks():
               "and line", err[:120])
 
 
+# headers for the grouping checks: NAME -> (text, files it opens; a dot
+# more for each level deeper)
+GROUP_HDRS = {
+    "t.h": ("#define T_MAX 4\n", []),
+    "a.h": ("#include <t.h>\nstruct a { int x[T_MAX]; };\n", ["t.h"]),
+    "b.h": ("#include <t.h>\nstruct b { int y; };\n", ["t.h"]),
+    "early.h": ("#ifdef T_MAX\nstruct e { int z; };\n#endif\n#include <t.h>\n", ["t.h"]),
+    "be.h": ("#define BIG_BITFIELD\n", []),
+    "ip.h": ("#ifdef BIG_BITFIELD\nstruct ip { int v:4, l:4; };\n#else\n"
+             "struct ip { int l:4, v:4; };\n#endif\n", []),
+    "gen.h": ("#ifndef KL\ntypedef long kl_t;\n#endif\n", []),
+    "t64.h": ("#include <gen.h>\n", ["gen.h"]),
+    "tx32.h": ("typedef long long kl_t;\n#define KL\n#include <t64.h>\n", ["t64.h", ".gen.h"]),
+    "g1.h": ("struct g1 { int a; };\n", []),
+    "g2.h": ("struct g2 { int b; };\n", []),
+}
+
+
+def tree_text(h, inc):
+    """gcc -H's lines for compiling h alone."""
+    lines = [f". /U/{h}"]
+    for i in inc:
+        name = i.lstrip(".")
+        lines.append("." * (2 + len(i) - len(name)) + f" /U/{name}")
+    return "\n".join(lines) + "\n"
+
+
+def group_checks():
+    """A header shares an object only with headers whose macros cannot
+    change how its files read."""
+    texts = {}
+    for h, (body, _inc) in GROUP_HDRS.items():
+        guard = "G_SAME" if h in ("g1.h", "g2.h") else "G_" + h[:-2].upper()
+        texts["/U/" + h] = f"#ifndef {guard}\n#define {guard}\n{body}#endif\n"
+    trees = {h: parse_tree(tree_text(h, inc)) for h, (_b, inc) in GROUP_HDRS.items()}
+    planner = Planner(trees, Model(trees, texts.get))
+    groups = planner.plan(["b.h", "a.h", "early.h", "be.h", "ip.h", "t64.h", "tx32.h", "g1.h", "g2.h"],
+                          "/U/")
+    where = {h: i for i, g in enumerate(groups) for h in g}
+    check(where["a.h"] == where["b.h"], "groups: a header that uses t.h's macro after its #include "
+          "joins a group that read t.h before", groups)
+    check(where["early.h"] != where["a.h"], "groups: a header that tests a macro before it "
+          "includes its file does not join a group that read the file", groups)
+    check(where["be.h"] != where["ip.h"], "groups: a macro that flips bitfields keeps the "
+          "header it would flip apart", groups)
+    check(where["g1.h"] != where["g2.h"], "groups: two headers with one include guard are "
+          "apart", groups)
+    check(where["t64.h"] != where["tx32.h"], "groups: a file a group read before, that a header "
+          "reads after its own macro, keeps the header apart", groups)
+    parts = split(planner, ["a.h", "b.h", "be.h", "ip.h"], "/U/")
+    check(parts[0] == ["a.h", "b.h"] and sorted(h for g in parts for h in g) ==
+          ["a.h", "b.h", "be.h", "ip.h"], "groups: a split keeps the first half, plans the rest", parts)
+
+
 def main():
     lay = {}
     for abi in ABIS:
@@ -101,6 +158,7 @@ def main():
     h = summarize_notes(["compat twin: struct compat_x (a.c:1)", "packed annotation in x.h, which does not fix it"])
     check(h == "compat twin", "handling: a twin counts, the annotation does not", h)
     joined_checks()
+    group_checks()
     return 1 if False in results else 0
 
 

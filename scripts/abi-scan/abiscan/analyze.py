@@ -7,11 +7,12 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from .cache import SELF_HASH, jobkey, load_json, sha
+from .cache import SELF_HASH, jobkey, load_json, save_json, sha
 from .compare import ABIS, Verdict, compare, layout_sig, x32_relation
 from .crossing import crossing, ioctl_types
 from .kernel import annotate, definition_annotation, ksrc_key
 from .layout import Layout, parse_pahole, read_sizes
+from .objects import group_base, group_name, read_tree
 from .probe import failures, uapi_texts
 from .proof import prove
 from .report import OUTPUTS, write_reports
@@ -50,51 +51,84 @@ class Finding:
 
 
 def load_layouts(ctx, hdrs):
-    """{abi: {(name, decl): Layout}}. Every object repeats the types of the
-    headers it includes, so each type is taken from the object of its own
-    header; only types whose header has no object for that ABI (asm-generic,
-    headers that fail) are taken from the objects that include them.
-    Parsed results are cached per object in cache/parsed.json."""
-    pcache_path = os.path.join(ctx.cache, "parsed.json")
-    pcache = load_json(pcache_path)
-    jobs = []
+    """{abi: {(name, decl): Layout}}. A header's types are those of the
+    files its stand-alone compile opened (its .tree), read from its
+    group's object (objects.py); each type is taken for its own header,
+    or else for the first header that opened its file (asm-generic,
+    headers that fail). A header that compiles only after a prelude has
+    an object of its own."""
+    units, own = object_units(ctx, hdrs)
+    objtypes = parse_objects(ctx, units, own)
+    group_of, bydecl = {}, {}               # group object: {decl: {name: type}}
+    for abi, members, base, _k in units:
+        for h in members:
+            group_of[(abi, h)] = base
+        for name, t in objtypes[base].items():
+            bydecl.setdefault(base, {}).setdefault(t["decl"], {})[name] = t
+    out = {abi: {} for abi in ABIS}
     for h in hdrs:
         for abi in ABIS:
-            e = ctx.index.get(jobkey(abi, h))
-            pre = ()
-            if e and not e["ok"]:
-                p = ctx.index.get("probe:" + h, {}).get("prelude")
-                if p:
-                    pre = tuple(p)
-                    e = ctx.index.get(jobkey(abi, h, pre))
-            if e and e["ok"]:
-                jobs.append((abi, h, pre, sha(json.dumps(e, sort_keys=True))))
-    own = {(abi, h) for abi, h, _p, _k in jobs}
+            if (abi, h) not in group_of:
+                continue
+            base, pre = group_of[(abi, h)], ()
+            if ctx.index.get(jobkey(abi, h), {}).get("ok"):
+                types = {}
+                for f in files_read(ctx, abi, h):
+                    if f == h or (abi, f) not in own:
+                        types.update(bydecl.get(base, {}).get(f, {}))
+            else:
+                pre, types = tuple(ctx.index["probe:" + h]["prelude"]), objtypes[base]
+            for name, t in types.items():
+                key = (name, t["decl"])
+                if key not in out[abi] or t["decl"] == h:
+                    lay = Layout.from_json(t)
+                    lay.prelude, lay.obj = list(pre), h
+                    out[abi][key] = lay
+    return out
+
+
+def object_units(ctx, hdrs):
+    """[(abi, headers it is the object of, OBJBASE, cache key)], and the
+    (abi, header) pairs that have an object."""
+    units = []
+    for abi in ABIS:
+        for g in ctx.index.get("groups:" + abi, {}).get("groups", []):
+            units.append((abi, tuple(g), group_base(ctx, abi, g),
+                          ctx.index["unit:" + group_name(abi, g)]["key"]))
+        for h in hdrs:
+            e, pre = ctx.index.get(jobkey(abi, h)), ctx.index.get("probe:" + h, {}).get("prelude")
+            if e and not e["ok"] and pre:
+                e = ctx.index.get(jobkey(abi, h, tuple(pre)))
+                if e and e["ok"]:
+                    units.append((abi, (h,), ctx.objbase(abi, h, tuple(pre)),
+                                  sha(json.dumps(e, sort_keys=True))))
+    return units, {(abi, h) for abi, members, _b, _k in units for h in members}
+
+
+def parse_objects(ctx, units, own):
+    """{OBJBASE: {name: type}} of the types load_layouts can take from
+    each object; cached in cache/parsed.json."""
+    pcache_path = os.path.join(ctx.cache, "parsed.json")
+    pcache = load_json(pcache_path)
     okey = sha(json.dumps(sorted(own)) + SELF_HASH)
-    todo = [(abi, h, ctx.objbase(abi, h, pre)) for abi, h, pre, k in jobs
-            if pcache.get(jobkey(abi, h, pre), {}).get("k") != k + okey]
+    todo = sorted(((abi, members, base) for abi, members, base, k in units
+                   if pcache.get(base, {}).get("k") != k + okey),
+                  key=lambda j: -os.path.getsize(j[2] + ".pa"))     # the longest first
     parsed = {}
     if todo:                                # parsing is CPU-bound: one process per core
         with multiprocessing.Pool(os.cpu_count() or 2, _pool_init, (ctx.uapi, own)) as pool:
-            for (abi, h, _b), types in zip(todo, pool.map(_parse_obj, todo, chunksize=16)):
-                parsed[(abi, h)] = types
-    out = {abi: {} for abi in ABIS}
-    newcache = {}
-    for abi, h, pre, k in jobs:
-        jk = jobkey(abi, h, pre)
-        types = parsed[(abi, h)] if (abi, h) in parsed else pcache[jk]["t"]
-        newcache[jk] = {"k": k + okey, "t": types}
-        for name, t in types.items():
-            key = (name, t["decl"])
-            if key not in out[abi] or t["decl"] == h:
-                lay = Layout.from_json(t)
-                lay.prelude, lay.obj = list(pre), h
-                out[abi][key] = lay
-    tmp = pcache_path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(newcache, f)
-    os.replace(tmp, pcache_path)
-    return out
+            for (_abi, _m, base), types in zip(todo, pool.map(_parse_obj, todo, chunksize=1)):
+                parsed[base] = types
+    newcache = {base: {"k": k + okey, "t": parsed[base] if base in parsed else pcache[base]["t"]}
+                for _abi, _m, base, k in units}
+    save_json(pcache_path, newcache)
+    return {base: c["t"] for base, c in newcache.items()}
+
+
+def files_read(ctx, abi, h):
+    """The uapi files h's stand-alone compile opened, as relative paths."""
+    prefix = ctx.uapi.rstrip("/") + "/"
+    return {p[len(prefix):] for p, _d in read_tree(ctx, abi, h)[0] if p.startswith(prefix)}
 
 
 _POOL = {}
@@ -105,11 +139,13 @@ def _pool_init(uapi, own):
 
 
 def _parse_obj(job):
-    abi, h, base = job
+    """The types of an object's own headers, and of files no header owns
+    (the only ones load_layouts takes from it)."""
+    abi, members, base = job
     own = _POOL["own"]
     with open(base + ".pa", errors="replace") as f:
-        types = parse_pahole(f.read(), _POOL["uapi"],
-                             lambda d: d == h or (abi, d) not in own, read_sizes(base + ".sizes"))
+        types = parse_pahole(f.read(), _POOL["uapi"], lambda d: d in members or (abi, d) not in own,
+                             read_sizes(base + ".sizes"))
     return {n: t.to_json() for n, t in types.items()}
 
 
@@ -192,12 +228,10 @@ def propagate(types):
 
 def cmd_analyze(ctx):
     t0 = time.time()
-    ctx.ingest(os.path.join(ctx.cache, "jobs2.txt"))
-    ctx.save_index()
     hdrs = ctx.headers()
     hset = set(hdrs)
     relevant = {k: v for k, v in ctx.index.items()
-                if v.get("hdr") in hset or k.startswith("probe:")}
+                if v.get("hdr") in hset or k.startswith(("probe:", "groups:"))}
     rkey = sha(json.dumps([relevant, SELF_HASH, ksrc_key(ctx.ksrc), ctx.only or ""], sort_keys=True))
     rpath = os.path.join(ctx.cache, "result.json")
     try:
@@ -231,8 +265,7 @@ def cmd_analyze(ctx):
     failed = failures(ctx, hdrs, texts)
     summary, oneline = write_reports(ctx, types, flagged, failed, partial, len(hdrs))
     res = {"key": rkey, "summary": summary, "oneline": oneline}
-    with open(rpath, "w") as f:
-        json.dump(res, f)
+    save_json(rpath, res)
     if not ctx.quiet:
         print(summary, end="")
     print(f"{oneline} (analysis {time.time() - t0:.1f} s, of which reading layouts {t_parse:.1f} s, "

@@ -1,6 +1,6 @@
-"""The compile cache: which (header, ABI) objects exist and are still
+"""The compile cache: which (header, ABI) compiles exist and are still
 valid (compiler, flags and the content of every header they included),
-and the jobs files abi-scan.sh compiles."""
+and the jobs file abi-scan.sh compiles."""
 
 import fnmatch
 import glob
@@ -11,8 +11,12 @@ import os
 from .compare import ABIS
 
 ABI_FLAG = {"i386": "-m32", "x86_64": "-m64", "x32": "-mx32"}
+# objects (objects.py): the debug information keeps every type even
+# though nothing uses it; pahole reads it
+OBJ_FLAGS = ["-g", "-fno-eliminate-unused-debug-types", "-c"]
+OBJ_RECIPE = " ".join(OBJ_FLAGS) + " | pahole -F dwarf -I -E | pahole -F dwarf --sizes"
 # Bump when the meaning of cached files changes.
-SCHEMA = "abi-scan-2"
+SCHEMA = "abi-scan-3"
 
 
 def _self_hash():
@@ -30,6 +34,14 @@ SELF_HASH = _self_hash()
 
 def sha(data):
     return hashlib.sha256(data if isinstance(data, bytes) else data.encode()).hexdigest()
+
+
+def save_json(path, data, **kw):
+    """A cache file, replaced whole. json.dumps, not json.dump: dump
+    encodes in Python, several times slower on parsed.json's 17 MB."""
+    with open(path + ".tmp", "w") as f:
+        f.write(json.dumps(data, **kw))
+    os.replace(path + ".tmp", path)
 
 
 def load_json(path):
@@ -75,15 +87,13 @@ class Ctx:
     def save_index(self):
         if not self.dirty:                  # a warm run: 5 MB not rewritten
             return
-        tmp = self.index_path + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(self.index, f, sort_keys=True)
-        os.replace(tmp, self.index_path)
+        save_json(self.index_path, self.index, sort_keys=True)
 
     def base_key(self, abi, prelude=()):
-        # compiler version + flags + ABI (+ the headers included first)
-        return sha("\0".join([SCHEMA, self.toolkey, self.cflags, ABI_FLAG[abi],
-                              self.uapi, ",".join(prelude)]))
+        # compiler version + flags + ABI (+ the headers included first: an
+        # object of its own)
+        return sha("\0".join([SCHEMA, self.toolkey, OBJ_RECIPE if prelude else self.cflags,
+                              ABI_FLAG[abi], self.uapi, ",".join(prelude)]))
 
     def objbase(self, abi, hdr, prelude=()):
         name = hdr.replace("/", "__")
@@ -115,11 +125,14 @@ class Ctx:
             return False
         if any(self.hash(p) != h for p, h in e["deps"].items()):
             return False
+        # a stand-alone compile leaves the files it opened; one with a
+        # prelude is an object of its own (objects.py)
         b = self.objbase(abi, e["hdr"], prelude)
-        return all(os.path.exists(b + x) for x in ((".pa", ".sizes") if e["ok"] else (".err",)))
+        done = (".pa", ".sizes") if prelude else (".tree",)
+        return all(os.path.exists(b + x) for x in (done if e["ok"] else (".err",)))
 
     def ingest(self, jobs_file):
-        """Record the compiles of a jobs file in the index (deps from .d)."""
+        """Record the compiles of a jobs file in the index."""
         try:
             with open(jobs_file) as f:
                 jobs = [l.split() for l in f if l.strip()]
@@ -127,25 +140,28 @@ class Ctx:
             return
         for j in jobs:
             abi, _flag, hdr, base = j[:4]
-            prelude = tuple(j[4].split(",")) if j[4] != "-" else ()
             try:
                 with open(base + ".status") as f:
-                    status = f.read().strip()
+                    ok = f.read().strip() == "ok"
             except OSError:
-                status = "missing"
-            deps = set()
-            try:
-                with open(base + ".d") as f:
-                    deps.update(p for p in f.read().replace("\\\n", " ").split()[1:]
-                                if p.endswith(".h"))
-            except OSError:
-                pass
-            deps.add(os.path.join(self.uapi, hdr))
-            self.dirty = True
-            self.index[jobkey(abi, hdr, prelude)] = {
-                "hdr": hdr, "abi": abi, "prelude": list(prelude),
-                "base": self.base_key(abi, prelude), "ok": status == "ok",
-                "deps": {p: self.hash(p) for p in sorted(deps)}}
+                ok = False
+            self.record(abi, hdr, tuple(j[4].split(",")) if j[4] != "-" else (), ok)
+
+    def record(self, abi, hdr, prelude, ok):
+        """One compile in the index, with the content of every header it
+        read (from its .d)."""
+        deps = set()
+        try:
+            with open(self.objbase(abi, hdr, prelude) + ".d") as f:
+                deps.update(p for p in f.read().replace("\\\n", " ").split()[1:] if p.endswith(".h"))
+        except OSError:
+            pass
+        deps.add(os.path.join(self.uapi, hdr))
+        self.dirty = True
+        self.index[jobkey(abi, hdr, prelude)] = {
+            "hdr": hdr, "abi": abi, "prelude": list(prelude),
+            "base": self.base_key(abi, prelude), "ok": ok,
+            "deps": {p: self.hash(p) for p in sorted(deps)}}
 
 
 def jobkey(abi, hdr, prelude=()):

@@ -1,5 +1,6 @@
 """Headers that do not compile stand-alone: find the header they need
-first (probe), and say why the others fail (failures)."""
+first (probe; objects.py compiles them with it), and say why the others
+fail (failures)."""
 
 import concurrent.futures
 import json
@@ -7,7 +8,7 @@ import os
 import re
 import subprocess
 
-from .cache import ABI_FLAG, SELF_HASH, job_line, jobkey, sha, write_jobs
+from .cache import ABI_FLAG, SELF_HASH, jobkey, sha
 from .compare import ABIS
 
 # libc headers a uapi header may silently rely on (tried in this order).
@@ -132,17 +133,11 @@ def cmd_probe(ctx):
             ctx.index[pkey] = {"key": want, "prelude": pre, "blocked": blocked}
             ctx.dirty = True
 
-    lines = []
-    for h in failing:
-        pre = ctx.index["probe:" + h]["prelude"]
-        if pre:
-            lines += [job_line(ctx, a, h, tuple(pre)) for a in ABIS
-                      if not ctx.valid(jobkey(a, h, tuple(pre)), a, tuple(pre))]
-    write_jobs(os.path.join(ctx.cache, "jobs2.txt"), lines)
     ctx.save_index()
     if failing:
+        n = sum(1 for h in failing if ctx.index["probe:" + h]["prelude"])
         print(f"{len(failing)} headers do not compile stand-alone; "
-              f"{len(lines)} compiles with the headers they need first")
+              f"{n} of them are compiled again with the headers they need first")
 
 
 def failures(ctx, hdrs, texts):

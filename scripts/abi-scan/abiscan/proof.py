@@ -9,7 +9,7 @@ import os
 import re
 import subprocess
 
-from .cache import ABI_FLAG, load_json, sha
+from .cache import ABI_FLAG, load_json, save_json, sha
 from .compare import ABIS
 
 FAIL_RE = re.compile(r'static assertion failed: "([^"]*)"')
@@ -151,9 +151,7 @@ def prove(ctx, flagged):
             for path, _abi, key in jobs:
                 rc, err = out[path]
                 results[path].update(key=key, rc=rc, err=err[:20000])
-    with open(cpath + ".tmp", "w") as f:
-        json.dump({p: {k: v for k, v in r.items() if k != "owner"} for p, r in results.items()}, f)
-    os.replace(cpath + ".tmp", cpath)
+    save_json(cpath, {p: {k: v for k, v in r.items() if k != "owner"} for p, r in results.items()})
     for t in flagged:
         t.proof = []
     for (abi, obj, pre), items in groups.items():

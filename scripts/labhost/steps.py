@@ -1,0 +1,206 @@
+"""The step model: steps/ read here and nowhere else (format: steps/README.md).
+
+A step is a directory steps/NN-name (its slug); its number is NN without
+leading zeros. It has a step.conf ("key: value" lines), optionally its own
+runs (before the shared steps/runs: "program abi name" per line) and an
+expected file (what history predicts for each run). Every rule about these
+files is here, and a file that breaks one is an error that names the file
+and line (StepError), for every consumer alike: the shell's helpers in
+scripts/common.sh (through scripts/step-model.py), the guest build, the
+inventory checks, results.py and the docs generators. Stdlib only."""
+
+import os
+import re
+
+# scripts/labhost/steps.py -> the lab's root (common.sh's LAB_ROOT)
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# A directory under steps/ that starts with two digits and a dash means to
+# be a step; its name must then be a slug (a kernel branch, a file name
+# and a URL alike). Anything else there (README.md, runs) is not a step.
+SLUG = re.compile(r"^([0-9][0-9])-[a-z0-9][a-z0-9-]*$")
+CLAIMS_STEP = re.compile(r"^[0-9][0-9]-")
+
+# step.conf: the keys steps/README.md documents, each at most once.
+KEYS = ("title", "kernel", "history", "pipe", "pristine")
+REQUIRED = ("title", "kernel", "history", "pipe")
+PIPES = ("stream", "packet")
+CONF_LINE = re.compile(r"^([a-z][a-z0-9_-]*):[ \t]*(.*?)\s*$")
+
+# runs: Debian's own automount is run from its i386 or amd64 package only
+DEBIAN_PROGRAMS = ("debian-automount", "debian-automount-2.6")
+DEBIAN_ABIS = ("i386", "x86_64")
+
+# expected: the words of guest/README.md a row may use. The sizes are
+# those of the RESULT line too (scripts/results.py takes them from here);
+# "error" is never a prediction: it means the experiment did not happen.
+SIZES = ("packets", "queued", "want", "got")
+PREDICTABLE = {"ok", "broken", "packetized", "stream", "unsupported", "measured"}
+
+
+class StepError(ValueError):
+    """Something in steps/ breaks a rule of the model; says where."""
+
+
+def _rel(root, path):
+    return os.path.relpath(path, root)
+
+
+def _lines(path):
+    """(line number, line without its comment) of the lines that have words."""
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].strip()
+            if line:
+                yield n, line
+
+
+def read_conf(path, where=None):
+    """A step.conf as {key: value}. A line that is not "key: value", a key
+    steps/README.md does not document, or a key given twice is an error."""
+    where = where or path
+    conf, line_of = {}, {}
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            m = CONF_LINE.match(line)
+            if not m:
+                raise StepError("%s:%d: not a 'key: value' line: %s" % (where, n, line.strip()))
+            key, value = m.groups()
+            if key not in KEYS:
+                raise StepError("%s:%d: unknown key '%s' (the keys: %s; steps/README.md)"
+                                % (where, n, key, ", ".join(KEYS)))
+            if key in conf:
+                raise StepError("%s:%d: '%s' again (first on line %d): each key is given once"
+                                % (where, n, key, line_of[key]))
+            conf[key], line_of[key] = value, n
+    return conf
+
+
+def read_runs(path, where=None):
+    """The runs of a runs file: [(program, abi, name)], in order."""
+    where = where or path
+    runs = []
+    for n, line in _lines(path):
+        words = line.split()
+        if len(words) != 3:
+            raise StepError("%s:%d: a run is 'program abi name', not: %s" % (where, n, line))
+        prog, abi, _ = words
+        if prog in DEBIAN_PROGRAMS and abi not in DEBIAN_ABIS:
+            raise StepError("%s:%d: %s for %s: Debian ships i386 and amd64 only"
+                            % (where, n, prog, abi))
+        runs.append(tuple(words))
+    return runs
+
+
+class Row:
+    """One row of an expected file: the run (program, abi, name), the
+    verdict and cause history predicts, and sizes that must match too."""
+
+    def __init__(self, path, lineno, words):
+        self.where = "%s:%d" % (path, lineno)
+        if len(words) < 5:
+            raise StepError("%s: a row needs program, abi, name, verdict, cause: %s"
+                            % (self.where, " ".join(words)))
+        self.prog, self.abi, self.name, self.verdict, self.cause = words[:5]
+        self.sizes = {}
+        for w in words[5:]:
+            k, sep, v = w.partition("=")
+            if not sep or k not in SIZES or not v.isdigit():
+                raise StepError("%s: '%s' is not one of %s=N" % (self.where, w, "|".join(SIZES)))
+            self.sizes[k] = int(v)
+        if self.verdict not in PREDICTABLE:
+            raise StepError("%s: verdict '%s' cannot be expected (one of: %s)"
+                            % (self.where, self.verdict, " ".join(sorted(PREDICTABLE))))
+
+    def key(self):
+        return (self.prog, self.abi, self.name)
+
+    def run(self):
+        return "%s %s as %s" % self.key()
+
+    def prediction(self):
+        extra = " ".join("%s=%d" % kv for kv in sorted(self.sizes.items()))
+        return "%s (%s%s)" % (self.verdict, self.cause, " " + extra if extra else "")
+
+
+def parse_expected(path):
+    """The rows of an expected file (any path: results.py checks a file it
+    is given). OSError if it cannot be read, StepError if a row is wrong."""
+    return [Row(path, n, line.split()) for n, line in _lines(path)]
+
+
+class Step:
+    """One step directory, its step.conf and its runs read and checked."""
+
+    def __init__(self, root, slug):
+        self.root, self.slug = root, slug
+        self.number = int(slug[:2])
+        self.dir = os.path.join(root, "steps", slug)
+        conf = os.path.join(self.dir, "step.conf")
+        if not os.path.isfile(conf):
+            raise StepError("%s: missing (every step has one: steps/README.md)" % _rel(root, conf))
+        self.conf = read_conf(conf, _rel(root, conf))
+        self.title = self.conf.get("title", "")
+        self.history = self.conf.get("history", "").split()
+        # its own runs first, then those of every step (the guest's order)
+        self.runs = []
+        for path in (os.path.join(self.dir, "runs"), os.path.join(root, "steps", "runs")):
+            if os.path.isfile(path):
+                self.runs += read_runs(path, _rel(root, path))
+        if not self.runs:
+            raise StepError("steps/%s: no runs (steps/runs, steps/%s/runs)" % (slug, slug))
+
+    def expected(self):
+        """The rows of its expected file (read when asked: only the checks need it)."""
+        return parse_expected(os.path.join(self.dir, "expected"))
+
+    def programs(self):
+        """What the guest runs (/lab/programs): "program abi name" lines."""
+        return "".join("%s %s %s\n" % r for r in self.runs)
+
+
+def steps(root=None):
+    """Every step, in order. Raises StepError for the first thing in steps/
+    that breaks a rule."""
+    root = root or ROOT
+    top = os.path.join(root, "steps")
+    names = sorted(n for n in os.listdir(top)
+                   if CLAIMS_STEP.match(n) and os.path.isdir(os.path.join(top, n)))
+    by_number = {}
+    for n in names:
+        if not SLUG.match(n):
+            raise StepError("steps/%s: not a step name: NN-name, the name of a-z, 0-9 and '-' "
+                            "(steps/README.md)" % n)
+        if n[:2] in by_number:
+            raise StepError("steps/%s and steps/%s: two steps numbered %d"
+                            % (by_number[n[:2]], n, int(n[:2])))
+        by_number[n[:2]] = n
+    return [Step(root, n) for n in names]
+
+
+def step(slug, root=None):
+    """The step of this slug; StepError if there is none."""
+    for s in steps(root):
+        if s.slug == slug:
+            return s
+    raise StepError("no step %s in steps/" % slug)
+
+
+def resolve(arg, root=None):
+    """The step STEP= names, by its number ("1", "01") or its slug; None
+    if none does."""
+    for s in steps(root):
+        if arg == s.slug or (arg.isascii() and arg.isdigit() and int(arg) == s.number):
+            return s
+    return None
+
+
+def pristine(root=None):
+    """The first step whose step.conf says "pristine:" (its kernel is the
+    pristine source again); StepError if none does."""
+    for s in steps(root):
+        if s.conf.get("pristine"):
+            return s
+    raise StepError("no step says 'pristine:' in its step.conf")

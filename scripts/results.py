@@ -16,25 +16,25 @@ predicts, and optionally sizes (key=value) that must match too.
         the parsed RESULT lines, one per line (for a quick look)
 
 Other scripts (the docs' pipe diagram) import parse_transcript() and
-cell_text() from here. Stdlib only.
+cell_text() from here. The expected file is the step model's to read
+(labhost/steps.py: parse_expected); this file reads transcripts and
+checks them against its rows. Stdlib only.
 """
 
 import argparse
 import re
 import sys
 
+# the expected file's reader, and the sizes both formats name
+from labhost.steps import SIZES, parse_expected
+
 # The fields of a RESULT line, in their order; the last is the quoted detail.
 FIELDS = ("step", "reader", "abi", "comm", "verdict", "cause", "packets",
           "queued", "want", "got")
-SIZES = ("packets", "queued", "want", "got")
 RE_RESULT = re.compile(
     r'^RESULT ' + " ".join(r"%s=(?P<%s>[^\s\"=]+)" % (f, f) for f in FIELDS) +
     r' detail="(?P<detail>[^"]*)"$')
 RE_PLAN = re.compile(r"^LAB-PLAN runs=(\d+)$")
-
-# Verdicts of the ABI experiment (the daemons) and of the demo programs;
-# "error" is never a prediction: it means the experiment did not happen.
-PREDICTABLE = {"ok", "broken", "packetized", "stream", "unsupported", "measured"}
 
 
 class Result(dict):
@@ -107,46 +107,6 @@ def parse_transcript(path):
         if r is not None:
             results.append(r)
     return plans, results, problems
-
-
-class Row:
-    """One row of an expected file."""
-
-    def __init__(self, path, lineno, words):
-        self.where = "%s:%d" % (path, lineno)
-        if len(words) < 5:
-            raise ValueError("%s: a row needs program, abi, name, verdict, cause: %s"
-                             % (self.where, " ".join(words)))
-        self.prog, self.abi, self.name, self.verdict, self.cause = words[:5]
-        self.sizes = {}
-        for w in words[5:]:
-            k, sep, v = w.partition("=")
-            if not sep or k not in SIZES or not v.isdigit():
-                raise ValueError("%s: '%s' is not one of %s=N" % (self.where, w, "|".join(SIZES)))
-            self.sizes[k] = int(v)
-        if self.verdict not in PREDICTABLE:
-            raise ValueError("%s: verdict '%s' cannot be expected (one of: %s)"
-                             % (self.where, self.verdict, " ".join(sorted(PREDICTABLE))))
-
-    def key(self):
-        return (self.prog, self.abi, self.name)
-
-    def run(self):
-        return "%s %s as %s" % self.key()
-
-    def prediction(self):
-        extra = " ".join("%s=%d" % kv for kv in sorted(self.sizes.items()))
-        return "%s (%s%s)" % (self.verdict, self.cause, " " + extra if extra else "")
-
-
-def parse_expected(path):
-    rows = []
-    with open(path, encoding="utf-8") as f:
-        for i, line in enumerate(f, 1):
-            words = line.split("#", 1)[0].split()
-            if words:
-                rows.append(Row(path, i, words))
-    return rows
 
 
 def cell_text(r):

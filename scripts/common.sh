@@ -67,12 +67,26 @@ JOBS=${JOBS:-$(nproc)}
 # A step is a directory steps/NN-name; its name (the slug, 01-padding)
 # is also its kernel branch, its gdb script's name, its docs page's name
 # and its output directory build/steps/NN-name. Step N is NN without
-# leading zeros: the number the guest and the RESULT lines use.
+# leading zeros: the number the guest and the RESULT lines use. What is
+# in steps/ is read by the step model (scripts/labhost/steps.py), which
+# says what is wrong there; these helpers ask it and parse nothing.
+step_model() { # command args...   (scripts/step-model.py)
+	python3 "$LAB_ROOT/scripts/step-model.py" --root "$LAB_ROOT" "$@"
+}
+# The slugs are read once, here, in the script's own shell: an error in
+# steps/ stops the script now (in a `for s in $(step_slugs)` or a
+# <(step_slugs) the shell would ignore it), and the many calls cost no
+# python3 each. Not without python3: deps.sh must still say to install it.
+unset STEP_SLUGS
+if command -v python3 >/dev/null; then
+	STEP_SLUGS=$(step_model slugs) || exit
+fi
 step_slugs() {
-	local d
-	for d in "$LAB_ROOT"/steps/[0-9][0-9]-*/; do
-		[ -d "$d" ] && { d=${d%/}; printf '%s\n' "${d##*/}"; }
-	done
+	if [ -z "${STEP_SLUGS+set}" ]; then
+		step_model slugs
+	elif [ -n "$STEP_SLUGS" ]; then
+		printf '%s\n' "$STEP_SLUGS"
+	fi
 }
 
 step_number() { echo $((10#${1%%-*})); }
@@ -81,20 +95,16 @@ step_dir() { echo "$LAB_ROOT/steps/$1"; }
 step_out() { echo "${LAB_STEP_OUT:-$BUILD_DIR/steps/$1}"; }
 first_step() { step_slugs | head -n 1; }
 
-# A line of the step's step.conf ("key: value"), or nothing.
+# A value of the step's step.conf ("key: value"), or nothing.
 step_conf() { # slug key
-	sed -n "s/^$2:[[:space:]]*//p" "$LAB_ROOT/steps/$1/step.conf" 2>/dev/null | head -n 1
+	step_model conf "$1" "$2" || exit
 }
 step_title() { step_conf "$1" title; }
 
 # The step whose kernel is the pristine source again (step.conf
 # "pristine:"): its installed headers are the kernel's own uapi.
 pristine_step() {
-	local s
-	for s in $(step_slugs); do
-		[ -z "$(step_conf "$s" pristine)" ] || { echo "$s"; return 0; }
-	done
-	die "no step says 'pristine:' in its step.conf"
+	step_model pristine || exit
 }
 
 # Does the step have a gdb script? (a step added by a learner may not)
@@ -103,20 +113,7 @@ step_has_gdb() { [ -e "$LAB_ROOT/steps/$1/$1.gdb" ]; }
 # The slug of STEP= as the learner typed it: a number or a slug. An
 # unknown step lists the valid ones and exits 2.
 resolve_step() {
-	local arg=${1:-} s
-	for s in $(step_slugs); do
-		if [ "$arg" = "$s" ] || { [[ "$arg" =~ ^[0-9]+$ ]] && [ "$((10#$arg))" = "$(step_number "$s")" ]; }; then
-			echo "$s"
-			return 0
-		fi
-	done
-	{
-		printf 'error: unknown step "%s". Valid steps (STEP= takes either form):\n' "$arg"
-		for s in $(step_slugs); do
-			printf '  STEP=%-3s STEP=%-20s %s\n' "$(step_number "$s")" "$s" "$(step_title "$s")"
-		done
-	} >&2
-	exit 2
+	step_model resolve "${1:-}" || exit
 }
 
 # One lab command per build directory at a time: two would share the

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The bisect helper (check-tree.sh) answers git bisect run as it says:
 # 0 good, 1 bad, 125 untestable, 255 stop. A real answer costs a kernel
-# build, so this runs the real check-tree.sh, common.sh and results.py
-# in a lab of links whose kernel-build.sh, guest-build.sh and boot.sh
-# are fakes: FAKE_FAIL names the one that fails, and boot.sh writes the
-# transcript FAKE_TRANSCRIPT. No kernel is built and nothing is booted.
+# build, so this runs the real check-tree.sh, common.sh, results.py and
+# step model in a lab of links whose kernel-build.sh, guest-build.sh and
+# boot.sh are fakes: FAKE_FAIL names the one that fails, and boot.sh
+# writes the transcript FAKE_TRANSCRIPT. No kernel is built and nothing
+# is booted.
 # One TAP test per check (scripts/tap.sh).
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -18,7 +19,7 @@ lab=$tmp/lab
 mkdir -p "$lab/scripts" "$tmp/build"
 echo x >"$tmp/build/$BUILD_MARK"
 ln -s "$LAB_ROOT/steps" "$lab/steps"
-for f in check-tree.sh common.sh limits.sh results.py; do
+for f in check-tree.sh common.sh limits.sh results.py step-model.py labhost; do
 	ln -s "$LAB_ROOT/scripts/$f" "$lab/scripts/$f"
 done
 for f in kernel-build guest-build boot; do

@@ -87,13 +87,14 @@ need "$(step_out "$layout")/guest/x32/systemd-style"
 say "docs: generating the nav, tables, diagrams and includes in $(rel "$gen")"
 mkdir -p "$gen/root"
 ln -sfn "$BUILD_DIR" "$gen/root/build"
-python3 "$generators/site.py" "$gen" "$site" | sed 's/^/    /'
+# (the generators import the step model and results.py from scripts/)
+PYTHONPATH=$lib python3 "$generators/site.py" "$gen" "$site" | sed 's/^/    /'
 python3 "$generators/layout-svg.py" "$(step_out "$layout")/vmlinux" \
 	"$(step_out "$layout")/guest/i386/systemd-style" \
 	"$(step_out "$layout")/guest/x32/systemd-style" "$gen/layout.svg" \
 	"$(step_out "$layout")/transcript.txt" | sed 's/^/    /'
 numbers() { local s out=(); for s in "$@"; do out+=("$(step_number "$s")"); done; local IFS=,; echo "${out[*]}"; }
-python3 "$generators/pipe-svg.py" "step $(step_number "${stream[0]}")" \
+PYTHONPATH=$lib python3 "$generators/pipe-svg.py" "step $(step_number "${stream[0]}")" \
 	"$(step_out "${stream[0]}")/transcript.txt" "step $(step_number "${packet[0]}")" \
 	"$(step_out "${packet[0]}")/transcript.txt" \
 	"steps $(numbers "${stream[@]}" | sed 's/,/, /g')" "$gen/pipe.svg" | sed 's/^/    /'

@@ -3,9 +3,11 @@
 "not ok - ..." line per check, numbered by scripts/tap.sh (make test
 runs `tap.sh python3 inventory.py`); exit 1 if any failed.
 
-    inventory.py [--build BUILD_DIR]
+    inventory.py [--build BUILD_DIR] [--root LAB_ROOT]
 
-Inventory: every step directory has each of its parts (steps/README.md),
+Inventory: steps/ reads as the step model says (labhost/steps.py: the
+slugs, step.conf, runs), every step directory has each of its parts
+(steps/README.md),
 every patch in kernel-patches/ belongs to exactly one step and in step
 order, every gdb script and step page has its step, and the expected
 rows of a step are exactly its runs.
@@ -23,12 +25,10 @@ import re
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(ROOT, "docs", "generators"))
-import results  # noqa: E402
-from labdata import DAY, sources, steps  # noqa: E402
+from labhost import steps as model
+from labhost.sources import DAY, sources
+
+ROOT = model.ROOT  # --root: another lab (the unit tests' fakes)
 
 LAB_AUTHOR = "ABI Lab <abi-lab@example.org>"
 LAB_DATE = "Thu, 3 Dec 2026 05:46:00 +0000"   # the lab's own patches, fixed
@@ -46,28 +46,25 @@ def rel(p):
     return os.path.relpath(p, ROOT)
 
 
-def runs_of(step):
-    rows = []
-    for path in (os.path.join(step.dir, "runs"), os.path.join(ROOT, "steps", "runs")):
-        if os.path.isfile(path):
-            with open(path, encoding="utf-8") as f:
-                rows += [tuple(l.split("#", 1)[0].split()) for l in f
-                         if l.split("#", 1)[0].split()]
-    return rows
-
-
 def inventory(src_ids):
+    try:
+        steps = model.steps(ROOT)
+        check(True, "steps/ reads as the step model says (slugs, step.conf, runs)")
+    except (model.StepError, OSError) as e:
+        check(False, "steps/ reads as the step model says: %s" % e)
+        steps = []
     all_patches = sorted(p for p in os.listdir(os.path.join(ROOT, "kernel-patches"))
                          if p.endswith(".patch"))
     owner = {p: [] for p in all_patches}
     last_patch = ""
-    for s in steps():
+    for s in steps:
         where = "steps/%s" % s.slug
-        missing = [k for k in ("title", "kernel", "history", "pipe") if not s.conf.get(k)]
-        check(not missing, "%s/step.conf has title, kernel, history and pipe%s"
-              % (where, " (missing: %s)" % ", ".join(missing) if missing else ""))
-        check(s.conf.get("pipe") in ("stream", "packet"),
-              "%s/step.conf: pipe is stream or packet, not %r" % (where, s.conf.get("pipe")))
+        missing = [k for k in model.REQUIRED if not s.conf.get(k)]
+        check(not missing, "%s/step.conf has %s%s"
+              % (where, ", ".join(model.REQUIRED[:-1]) + " and " + model.REQUIRED[-1],
+                 " (missing: %s)" % ", ".join(missing) if missing else ""))
+        check(s.conf.get("pipe") in model.PIPES, "%s/step.conf: pipe is %s, not %r"
+              % (where, " or ".join(model.PIPES), s.conf.get("pipe")))
         unknown = [i for i in s.history if i not in src_ids]
         check(not unknown, "%s/step.conf: every history id is in docs/sources.yml%s"
               % (where, " (not: %s)" % " ".join(unknown) if unknown else ""))
@@ -101,21 +98,19 @@ def inventory(src_ids):
         check(not others, "%s has no gdb script under another name%s"
               % (where, " (%s)" % " ".join(others) if others else ""))
         try:
-            rows = results.parse_expected(os.path.join(s.dir, "expected"))
+            rows = s.expected()
         except (OSError, ValueError) as e:
             check(False, "%s/expected parses: %s" % (where, e))
             continue
         exp = sorted(r.key() for r in rows)
-        runs = sorted(runs_of(s))
-        bad = [r for r in runs if len(r) != 3]
-        check(not bad, "%s: every run is 'program abi name'" % where)
+        runs = sorted(s.runs)
         check(exp == runs, "%s/expected predicts exactly the step's runs%s" % (where, "" if exp == runs
               else " (runs without a prediction: %s; predictions without a run: %s)" % (
                   sorted(set(runs) - set(exp)) or "none", sorted(set(exp) - set(runs)) or "none")))
     for p, o in sorted(owner.items()):
         check(len(o) == 1, "kernel-patches/%s belongs to exactly one step (%s)"
               % (p, ", ".join(o) or "none"))
-    slugs = {s.slug for s in steps()}
+    slugs = {s.slug for s in steps}
     for d, ext in (("gdb-scripts", ".gdb"), (os.path.join("docs", "pages", "steps"), ".md")):
         for n in sorted(os.listdir(os.path.join(ROOT, d))):
             if n.endswith(ext) and re.match(r"^\d\d-", n):
@@ -215,7 +210,11 @@ def sources_checks(entries, build):
     ksrc = os.path.join(build, "linux")
     if not os.path.isdir(os.path.join(ksrc, ".git")):
         return
-    for s in steps():
+    try:
+        steps = model.steps(ROOT)
+    except (model.StepError, OSError):
+        steps = []  # (inventory() said why)
+    for s in steps:
         try:
             log = subprocess.run(["git", "-C", ksrc, "log", "--format=%an <%ae>|%aD|%s",
                                   "baseline.." + s.slug], capture_output=True, text=True,
@@ -234,10 +233,13 @@ def sources_checks(entries, build):
 
 
 def main(argv):
+    global ROOT
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--build", help="default: LAB_ROOT/build")
+    ap.add_argument("--root", help="the lab to check (default: this checkout)")
     a = ap.parse_args(argv)
-    entries = sources()
+    ROOT = a.root or ROOT
+    entries = sources(ROOT)
     ids = [e["id"] for e in entries]
     check(len(ids) == len(set(ids)), "docs/sources.yml lists each id once")
     for e in entries:
@@ -245,7 +247,7 @@ def main(argv):
         check(not miss, "docs/sources.yml: %s has %s" % (e.get("id"), "every field" if not miss
                                                          else "no " + ", ".join(miss)))
     inventory(set(ids))
-    sources_checks(entries, a.build)
+    sources_checks(entries, a.build or os.path.join(ROOT, "build"))
     for ok, what in out:
         print(("ok - " if ok else "not ok - ") + what)
     return 0 if all(ok for ok, _ in out) else 1

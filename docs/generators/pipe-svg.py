@@ -20,18 +20,15 @@ scripts/results.py. The script refuses to draw when the results do not
 say what it needs.
 
 The SVG has no XML prolog, no blank line and no external reference, so it
-can be inlined into a Markdown page. Called by scripts/docs.sh; stdlib
-only.
+can be inlined into a Markdown page. Called by scripts/docs.sh, with
+scripts/ in PYTHONPATH; stdlib only.
 """
 
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
-from svg import Svg  # noqa: E402  (docs/generators/svg.py)
-from results import cell_text, parse_transcript  # noqa: E402  (scripts/results.py)
+from results import cell_text, parse_transcript  # scripts/results.py: docs.sh sets PYTHONPATH
+from svg import Svg  # docs/generators/svg.py, next to this script
 
 
 def die(msg):

@@ -91,6 +91,9 @@ fi
 say "inventory, sources and authorship (steps/README.md, docs/sources.yml)"
 suite inventory "$lib/tap.sh" python3 "$lib/inventory.py" --build "$BUILD_DIR"
 
+say "the step model: every reader of steps/ says the same (scripts/labhost/steps.py, on fakes)"
+suite step-model "$lib/tap.sh" python3 "$lib/test_steps.py"
+
 say "the bisect helper's answers to git bisect run (scripts/check-tree.sh, on fakes)"
 suite check-tree "$lib/test-check-tree.sh"
 

@@ -10,9 +10,8 @@ import sys
 import tempfile
 from contextlib import redirect_stdout
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gdbcheck  # noqa: E402
-import results  # noqa: E402
+import gdbcheck  # scripts/, which Python puts first for a script there
+import results
 
 EXPECTED = """# program abi name verdict cause sizes
 systemd-style    i386    systemd-style  broken  leftover  got=4 want=300

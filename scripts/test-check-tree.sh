@@ -39,13 +39,18 @@ git init -q "$tmp/build/linux"
 git -C "$tmp/build/linux" -c user.name=lab -c user.email=lab@example.org commit -q --allow-empty -m tree
 
 # The transcript of a guest whose every run is as the step's expected
-# file says.
-awk -v n="$(step_number "$s")" '{ sub(/#.*/, "") } NF {
-	f["packets"] = f["queued"] = f["want"] = f["got"] = "-"
-	for (i = 6; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-	printf "RESULT step=%d reader=%s abi=%s comm=%s verdict=%s cause=%s packets=%s queued=%s want=%s got=%s detail=\"x\"\n",
-		n, $1, $2, $3, $4, $5, f["packets"], f["queued"], f["want"], f["got"]; runs++ }
-	END { print "LAB-PLAN runs=" runs }' "$LAB_ROOT/steps/$s/expected" >"$tmp/good.txt"
+# file says (its rows as the step model reads them).
+PYTHONPATH=$LAB_ROOT/scripts python3 - "$(step_number "$s")" "$LAB_ROOT/steps/$s/expected" \
+	>"$tmp/good.txt" <<'EOF'
+import sys
+from labhost.steps import SIZES, parse_expected
+rows = parse_expected(sys.argv[2])
+for r in rows:
+    sizes = " ".join("%s=%s" % (k, r.sizes.get(k, "-")) for k in SIZES)
+    print('RESULT step=%s reader=%s abi=%s comm=%s verdict=%s cause=%s %s detail="x"'
+          % ((sys.argv[1],) + r.key() + (r.verdict, r.cause, sizes)))
+print("LAB-PLAN runs=%d" % len(rows))
+EOF
 sed '0,/ verdict=ok /s// verdict=broken /' "$tmp/good.txt" >"$tmp/bad.txt"
 sed '0,/ verdict=ok cause=[a-z]* /s// verdict=error cause=watchdog /' "$tmp/good.txt" >"$tmp/error.txt"
 

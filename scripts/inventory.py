@@ -113,7 +113,7 @@ def inventory(src_ids):
     slugs = {s.slug for s in steps}
     for d, ext in (("gdb-scripts", ".gdb"), (os.path.join("docs", "pages", "steps"), ".md")):
         for n in sorted(os.listdir(os.path.join(ROOT, d))):
-            if n.endswith(ext) and re.match(r"^\d\d-", n):
+            if n.endswith(ext) and model.CLAIMS_STEP.match(n):
                 check(n[:-len(ext)] in slugs, "%s/%s has its step" % (d, n))
     broken = []
     for dirpath, _, files in os.walk(os.path.join(ROOT, "steps")):

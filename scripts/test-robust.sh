@@ -33,6 +33,15 @@ else
 	fail "make clean BUILD_DIR=<a directory with a file> refuses (exit $rc): $out"
 fi
 
+# 2b. A build dir whose path has a space: kbuild refuses it, so make
+# says so first, and extracts nothing.
+out=$(env -u LAB_LOCKED -u LAB_DEADLINE timeout 20 make -s -C "$LAB_ROOT" BUILD_DIR="$tmp/with space" 2>&1) && rc=0 || rc=$?
+if [ "$rc" -ne 0 ] && grep -q 'has a space or a colon' <<<"$out" && [ ! -e "$tmp/with space/linux" ]; then
+	pass "make with a BUILD_DIR that has a space says kbuild refuses it, before extracting anything"
+else
+	fail "make with a BUILD_DIR that has a space says kbuild refuses it, before extracting anything (exit $rc): $out"
+fi
+
 # 3. A build directory a run as root left, used by an ordinary user: a
 # clear error that says how to fix it, before anything is built.
 nobody_can_read_lab() { setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$LAB_ROOT/Makefile" -a -x "$LAB_ROOT/scripts"; }

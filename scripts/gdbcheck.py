@@ -20,8 +20,7 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from results import requesters  # noqa: E402  (scripts/results.py)
+from results import requesters  # scripts/results.py, beside this script
 
 RE_VALUE = re.compile(r"^LAB-VALUE ([a-z][a-z0-9_]*)=(.*)$")
 

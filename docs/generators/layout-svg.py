@@ -27,8 +27,7 @@ import subprocess
 import sys
 import textwrap
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from svg import Svg  # noqa: E402  (docs/generators/svg.py)
+from svg import Svg  # docs/generators/svg.py, beside this script
 
 STRUCT = "autofs_v5_packet"
 

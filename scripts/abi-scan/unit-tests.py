@@ -12,14 +12,13 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from abiscan.compare import ABIS, compare, x32_relation  # noqa: E402
-from abiscan.crossing import ioctl_types  # noqa: E402
-from abiscan.fileinfo import parse_tree  # noqa: E402
-from abiscan.groups import Model, Planner, split  # noqa: E402
-from abiscan.kernel import summarize_notes  # noqa: E402
-from abiscan.layout import parse_pahole, read_sizes  # noqa: E402
-from abiscan.proof import compile_joined  # noqa: E402
+from abiscan.compare import ABIS, compare, x32_relation
+from abiscan.crossing import ioctl_types
+from abiscan.fileinfo import parse_tree
+from abiscan.groups import Model, Planner, split
+from abiscan.kernel import summarize_notes
+from abiscan.layout import parse_pahole, read_sizes
+from abiscan.proof import compile_joined
 
 TD = os.path.join(HERE, "testdata")
 results = []

@@ -42,11 +42,13 @@ run:
 shell:
 	@$(LIB)/lab.sh shell "$(STEP)"
 
+# LAB_GDB_TCP=1: the debugger's channel on 127.0.0.1, not a unix socket
+gdb kgdb: GDB_ARGS := $(if $(filter 1,$(LAB_GDB_TCP)),--tcp)
 gdb:
-	@$(LIB)/gdb.sh gdbstub "$(STEP)"
+	@$(LIB)/gdb.sh gdbstub "$(STEP)" $(GDB_ARGS)
 
 kgdb:
-	@$(LIB)/gdb.sh kgdb "$(STEP)"
+	@$(LIB)/gdb.sh kgdb "$(STEP)" $(GDB_ARGS)
 
 test:
 	@$(LIB)/test.sh

@@ -45,7 +45,7 @@ for s in $(step_slugs); do
 done
 rm -rf "$bench/kbuild"
 for s in $(step_slugs); do
-	LAB_RUN=bench measure "boot-$s" "$lib/boot.sh" demo "$s"
+	measure "boot-$s" "$lib/boot.sh" demo "$s" --run bench
 	row "boot to verdict, step $s ($(cat "$(step_out "$s")/boot-accel-bench"))" "$(cat "$(step_out "$s")/boot-seconds-bench") s, QEMU peak RSS ${MIB} MiB"
 done
 # a workshop laptop: the bundle of this build imported into a new build

@@ -11,10 +11,13 @@
 # internal error there stops the boot at once. The whole QEMU command
 # goes to qemu-RUN.cmdline (and, with V=1, to the terminal): run that
 # line by hand and the same guest boots.
-# The options are for the debugger sessions of gdb.sh:
+# The options are for the debugger sessions of gdb.sh and for the
+# soak, bench, bisect and robustness runs:
 #   --run NAME     name the run's files (serial-NAME.log, transcript-NAME.txt)
 #                  so that they do not overwrite the plain demo's
-#                  (default: demo, or shell; LAB_RUN, for older callers)
+#                  (default: demo, or shell)
+#   --out DIR      the step's files (bzImage, initramfs, programs) and the
+#                  logs in DIR, not build/steps/SLUG (check-tree.sh)
 #   --timeout S    the boot's limit instead of the table's (scripts/limits.sh)
 #   --append ARGS  more kernel command line
 #   -- QEMU-ARG... more QEMU arguments, last, so that a second -serial is ttyS1
@@ -24,21 +27,22 @@
 . "$(dirname "$0")/accel.sh"
 lab_lock exclusive
 
-usage() { die "usage: boot.sh demo|shell SLUG [--run NAME] [--timeout S] [--append ARGS] [-- QEMU-ARG...]"; }
+usage() { die "usage: boot.sh demo|shell SLUG [--run NAME] [--out DIR] [--timeout S] [--append ARGS] [-- QEMU-ARG...]"; }
 [ $# -ge 2 ] || usage
 case $1 in demo | shell) ;; *) usage ;; esac
-mode=$1 s=$2 run=${LAB_RUN:-} timeout_s='' append='' extra=()
+mode=$1 s=$2 run='' out='' timeout_s='' append='' extra=()
 shift 2
 while [ $# -gt 0 ]; do
 	case $1 in
 	--run) [ $# -ge 2 ] || usage; run=$2; shift 2 ;;
+	--out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
 	--timeout) [ $# -ge 2 ] || usage; timeout_s=$2; shift 2 ;;
 	--append) [ $# -ge 2 ] || usage; append=$2; shift 2 ;;
 	--) shift; extra=("$@"); break ;;
 	*) usage ;;
 	esac
 done
-out=$(step_out "$s")
+out=${out:-$(step_out "$s")}
 if [ ! -f "$out/bzImage" ] || [ ! -f "$out/initramfs.cpio" ]; then
 	die "step $s is not built yet (run: make)"
 fi

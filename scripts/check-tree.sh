@@ -14,15 +14,15 @@ lab_lock exclusive
 lib=$LAB_ROOT/scripts
 
 s=$(resolve_step "${1:-}") || exit 255 # 128 and up make git bisect run stop
-export LAB_STEP_OUT=$BUILD_DIR/bisect
-rm -rf "$LAB_STEP_OUT"
+out=$BUILD_DIR/bisect
+rm -rf "$out"
 rev=$(git -C "$KSRC" rev-parse --short HEAD) || exit 125
-"$lib/kernel-build.sh" --head "$LAB_STEP_OUT" || exit 125
-"$lib/guest-build.sh" "$s" || exit 125
-"$lib/boot.sh" demo "$s" || exit 125
+"$lib/kernel-build.sh" --head "$out" || exit 125
+"$lib/guest-build.sh" "$s" "$out" || exit 125
+"$lib/boot.sh" demo "$s" --out "$out" || exit 125
 rc=0
 python3 "$lib/results.py" check --skip-on-error --number "$(step_number "$s")" \
-	--label "$rev against $s" "$LAB_ROOT/steps/$s/expected" "$LAB_STEP_OUT/transcript.txt" || rc=$?
+	--label "$rev against $s" "$LAB_ROOT/steps/$s/expected" "$out/transcript.txt" || rc=$?
 case $rc in
 0) say "$rev is good: every run as steps/$s/expected predicts" ;;
 125) say "$rev cannot be tested: a run ended in an error" ;;

@@ -91,8 +91,7 @@ step_slugs() {
 
 step_number() { echo $((10#${1%%-*})); }
 step_dir() { echo "$LAB_ROOT/steps/$1"; }
-# LAB_STEP_OUT puts a step's output elsewhere (scripts/check-tree.sh)
-step_out() { echo "${LAB_STEP_OUT:-$BUILD_DIR/steps/$1}"; }
+step_out() { echo "$BUILD_DIR/steps/$1"; }
 first_step() { step_slugs | head -n 1; }
 
 # A value of the step's step.conf ("key: value"), or nothing.

@@ -21,12 +21,11 @@
 #                     gdb's ptype /o of a step's vmlinux, i386 and x32 daemons
 #   pipe.svg          stream pipe vs packet pipe, from the RESULT lines of
 #                     a stream-pipe step and a packet-pipe step
-#   gdb-SLUG.md,      the gdb session logs of `make gdb`/`make kgdb`
-#   kgdb-SLUG.md      (or of make test's batch sessions)
-#   commands-SLUG.md  the QEMU and gdb command lines of the step's last
-#                     runs (build/steps/SLUG/*.cmdline)
-#   where-else-*.md   make abi-scan's tables (build/abi-scan/)
-#   bench.md          the timings of the last make, and build/bench.txt
+#   gdb-SLUG.md, kgdb-SLUG.md, commands-SLUG.md, where-else-*.md,
+#   limits.md, bench.md
+#                     what other commands recorded (gdb sessions, QEMU
+#                     and gdb lines, the scan), the limits, the timings,
+#                     and not-yet.txt: what shows a note (includes.py)
 #   root/build        a link to the build dir: the pages say build/...
 #                     and this keeps that true for any BUILD_DIR=
 # shellcheck source=common.sh
@@ -99,131 +98,20 @@ PYTHONPATH=$lib python3 "$generators/pipe-svg.py" "step $(step_number "${stream[
 	"$(step_out "${packet[0]}")/transcript.txt" \
 	"steps $(numbers "${stream[@]}" | sed 's/,/, /g')" "$gen/pipe.svg" | sed 's/^/    /'
 
-# What other commands than make record: an include of the lab's file
-# where it exists, else a note that names the command that makes it.
-# (The single quotes hold Markdown, whose `code spans` are not command
-# substitutions.)
-missing=()
-# shellcheck disable=SC2016
-not_yet() { # include-name file command [more Markdown]
-	missing+=("$(in_build "$2"): $3")
-	printf '!!! note "Not recorded on this machine yet"\n' >"$gen/$1.md"
-	printf '    This part shows `%s`, which this build directory does not have (whole) yet. `%s` makes it%s;\n' \
-		"$(in_build "$2")" "$3" "${4:-}" >>"$gen/$1.md"
-	printf '    then run `make docs` again.\n' >>"$gen/$1.md"
-}
-
-# What shows a note, one line per command that would make it.
-not_yet_summary() {
-	[ ${#missing[@]} -gt 0 ] || return 0
-	say "some parts show a note instead: this build directory does not have them yet. The commands that make them:"
-	printf '%s\n' "${missing[@]}" | awk -F': ' '!seen[$2]++ { printf "    %s   (%s)\n", $2, $1 }'
-	info "make test records all of them at once; then make docs again"
-}
-
-# A step page shows its real gdb sessions, as `make test` (in batch
-# mode) or `make gdb`/`make kgdb` recorded them.
-# shellcheck disable=SC2016
-log_include() { # transport slug make-target
-	local t=$1 s=$2 target=$3 log name n
-	n=$(step_number "$s")
-	log=$(step_out "$s")/gdb-$t.log
-	name=$( [ "$t" = gdbstub ] && echo gdb || echo kgdb)-$s
-	if ! grep -qs '^LAB-GDB-DONE' "$log"; then
-		not_yet "$name" "$log" "scripts/gdb.sh $t $n --batch" \
-			" (so does \`make $target STEP=$n\` with a \`quit\` at its prompt, and \`make test\` for every step)"
-		return
-	fi
-	{
-		printf 'Recorded by `make %s STEP=%s`, file `build/steps/%s/gdb-%s.log`' "$target" "$n" "$s" "$t"
-		printf ' (the script'"'"'s commands are the lines starting with `+`):\n\n'
-		printf '```text\n--8<-- "build/steps/%s/gdb-%s.log"\n```\n' "$s" "$t"
-	} >"$gen/$name.md"
-}
-# The commands the step's last runs ran, as V=1 prints them: its plain
-# boot, and its boot under the gdbstub with the gdb that drove it (for
-# the first step: the debugging page shows them).
-# shellcheck disable=SC2016
-commands_include() { # slug
-	local s=$1 n out f
-	n=$(step_number "$s") out=$(step_out "$s")
-	for f in qemu-demo qemu-gdbstub gdb-gdbstub; do
-		[ -s "$out/$f.cmdline" ] && continue
-		case $f in
-		qemu-demo) not_yet "commands-$s" "$out/$f.cmdline" "make run STEP=$n" ;;
-		*) not_yet "commands-$s" "$out/$f.cmdline" "scripts/gdb.sh gdbstub $n --batch" \
-			" (so does \`make gdb STEP=$n\`, and \`make test\` for every step)" ;;
-		esac
-		return
-	done
-	{
-		printf 'The boot of the last `make run STEP=%s` (or `make`), `build/steps/%s/qemu-demo.cmdline`:\n\n' "$n" "$s"
-		printf '```sh\n--8<-- "build/steps/%s/qemu-demo.cmdline"\n```\n\n' "$s"
-		printf 'The last gdbstub session (`make gdb STEP=%s`, or `make test`'"'"'s, which adds `-batch` and `-ex lab-release`):' "$n"
-		printf ' first QEMU, waiting at reset for the debugger, `build/steps/%s/qemu-gdbstub.cmdline`:\n\n' "$s"
-		printf '```sh\n--8<-- "build/steps/%s/qemu-gdbstub.cmdline"\n```\n\n' "$s"
-		printf 'then gdb, `build/steps/%s/gdb-gdbstub.cmdline`:\n\n' "$s"
-		printf '```sh\n--8<-- "build/steps/%s/gdb-gdbstub.cmdline"\n```\n' "$s"
-	} >"$gen/commands-$s.md"
-}
+# What other commands than make record (the gdb sessions, the QEMU and
+# gdb lines, the scan's tables), the limits and the timings: includes of
+# the lab's files, or a note naming the command that makes one.
+inc_args=()
 for s in "${steps[@]}"; do
-	step_has_gdb "$s" || continue
-	log_include gdbstub "$s" gdb
-	log_include kgdb "$s" kgdb
+	inc_args+=(--step "$s=$(step_number "$s")")
+	! step_has_gdb "$s" || inc_args+=(--gdb "$s")
 done
-commands_include "$(first_step)"
-
-# The "Where else?" page: the tables of make abi-scan (one command for
-# the four).
-for t in counts failed table nothing; do
-	f=$BUILD_DIR/abi-scan/where-else-$t.md
-	if [ -s "$f" ]; then
-		printf -- '--8<-- "%s"\n' "$(in_build "$f")" >"$gen/where-else-$t.md"
-	else
-		not_yet "where-else-$t" "$f" "make abi-scan"
-	fi
+for l in LIMIT_READ_MS LIMIT_WATCHDOG LIMIT_PROGRAM LIMIT_BOOT_BASE LIMIT_GDB_EXTRA \
+	LIMIT_INTERACTIVE LIMIT_KERNEL_BUILD LIMIT_RUN; do
+	inc_args+=(--limit "$l=${!l}")
 done
-
-# The time limits, from their one table (scripts/limits.sh).
-# shellcheck disable=SC2016
-{
-	printf 'From `scripts/limits.sh`, the one table of the lab'"'"'s time limits; each ends before the one after it.\n\n'
-	printf '| limit | seconds | what it bounds |\n|---|---|---|\n'
-	printf '| `LIMIT_READ_MS` | %s | a daemon'"'"'s wait for one packet or one child (milliseconds): what tells a stall from a slow guest |\n' "$(awk "BEGIN { print $LIMIT_READ_MS / 1000 }")"
-	printf '| `LIMIT_WATCHDOG` | %s | a daemon'"'"'s whole run, then 2 s for its cleanup |\n' "$LIMIT_WATCHDOG"
-	printf '| `LIMIT_PROGRAM` | %s | init'"'"'s limit per program (a SIGKILL follows 2 s later) |\n' "$LIMIT_PROGRAM"
-	printf '| boot | %s + programs × %s | a boot: `LIMIT_BOOT_BASE` plus each program'"'"'s limit and kill |\n' "$LIMIT_BOOT_BASE" "$((LIMIT_PROGRAM + 2))"
-	printf '| batch gdb session | boot + %s | `make test`'"'"'s debugger sessions (`LIMIT_GDB_EXTRA`) |\n' "$LIMIT_GDB_EXTRA"
-	printf '| `LIMIT_INTERACTIVE` | %s | `make gdb`, `make kgdb`, `make shell` |\n' "$LIMIT_INTERACTIVE"
-	printf '| `LIMIT_KERNEL_BUILD` | %s | one kernel make |\n' "$LIMIT_KERNEL_BUILD"
-	printf '| `LIMIT_RUN` | %s | a whole lab command (`make`, `make test`) |\n' "$LIMIT_RUN"
-} >"$gen/limits.md"
-
-# The workshop agenda's timings: what the last make measured, for every
-# step (its kernel build, ccache hits and all, and its boot), and the
-# cold-build figures of make bench when it has run. (Markdown in single
-# quotes again.)
-# shellcheck disable=SC2016
-{
-	printf 'Measured by the last `make` on this machine: each step'"'"'s kernel build'
-	printf ' (`build/steps/SLUG/kernel-build-seconds`; the first build of a fresh machine is'
-	printf ' cold, later ones reuse ccache and the shared build directory) and its boot to'
-	printf ' verdict (`build/steps/SLUG/boot-seconds`), under the accelerator the lab chose'
-	printf ' (`build/steps/SLUG/boot-accel`: tcg is software emulation).\n\n'
-	printf '| step | kernel build, s | boot to verdict, s | accelerator |\n|---|---|---|---|\n'
-	for s in "${steps[@]}"; do
-		printf '| %s | %s | %s | %s |\n' "$s" \
-			"$(cat "$(step_out "$s")/kernel-build-seconds" 2>/dev/null || echo 'not measured')" \
-			"$(cat "$(step_out "$s")/boot-seconds")" \
-			"$(cat "$(step_out "$s")/boot-accel" 2>/dev/null || echo tcg)"
-	done
-	if [ -s "$BUILD_DIR/bench.txt" ]; then
-		printf '\nMeasured by `make bench` (`build/bench.txt`), with a cold kernel build:\n\n'
-		printf '```text\n--8<-- "build/bench.txt"\n```\n'
-	else
-		printf '\n`make bench` adds a cold kernel build (ccache off) and `make test`.\n'
-	fi
-} >"$gen/bench.md"
+inc_args+=(--limit "BOOT_PER_PROGRAM=$(($(boot_limit 1) - $(boot_limit 0)))")
+python3 "$generators/includes.py" "$gen" "$BUILD_DIR" "$(first_step)" "${inc_args[@]}"
 
 # 3. mkdocs, with the generated config. The snippets base path puts
 # $gen/root first, so build/... in a page is this BUILD_DIR; everything
@@ -236,11 +124,11 @@ case $mode in
 build)
 	mkdocs build --strict --quiet --config-file "$gen/mkdocs.yml"
 	say "site built: $(rel "$site")/index.html (open it in a browser, no server needed)"
-	not_yet_summary
+	cat "$gen/not-yet.txt"
 	;;
 serve)
 	addr=${LAB_DOCS_ADDR:-127.0.0.1:8000}
-	not_yet_summary
+	cat "$gen/not-yet.txt"
 	say "serving on http://$addr/ (Ctrl-C stops it); rerun to redraw the diagrams"
 	exec 9>&- # a server runs for long: it does not keep the build locked
 	exec mkdocs serve --strict --config-file "$gen/mkdocs.yml" --dev-addr "$addr" \

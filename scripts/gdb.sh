@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Debug a step's kernel with gdb, stopped where the step's story happens.
-#   gdb.sh gdbstub STEP [--batch]   QEMU's gdbstub: the machine, from reset
-#   gdb.sh kgdb STEP [--batch]      kgdb in the guest kernel, over ttyS1
+#   gdb.sh gdbstub STEP [OPTION...]   QEMU's gdbstub: the machine, from reset
+#   gdb.sh kgdb STEP [OPTION...]      kgdb in the guest kernel, over ttyS1
 # STEP is a number or a slug. The guest runs the step's demo (boot.sh
 # demo); steps/SLUG/SLUG.gdb puts the breakpoints. Interactive (default): a gdb prompt, guest stopped.
 # --batch: the script runs to its end, the guest to its end, and the
 # exit status says whether both did.
+# --tcp: the debugger's channel on 127.0.0.1 (make gdb LAB_GDB_TCP=1),
+# not the step's own unix socket.
+# --timeout S: the guest's limit instead of the table's (scripts/limits.sh).
 # Logs: build/steps/SLUG/{gdb,serial,boot}-TRANSPORT.log; the commands:
 # qemu-TRANSPORT.cmdline and gdb-TRANSPORT.cmdline (V=1 prints both),
 # to run by hand, QEMU first.
@@ -14,14 +17,22 @@
 lab_lock exclusive
 
 usage() {
-	printf 'usage: gdb.sh gdbstub|kgdb STEP [--batch]\n' >&2
+	printf 'usage: gdb.sh gdbstub|kgdb STEP [--batch] [--tcp] [--timeout S]\n' >&2
 	exit 2
 }
 [ $# -ge 2 ] || usage
-transport=$1 batch=0
+transport=$1 batch=0 tcp=0 boot_s=''
 case $transport in gdbstub | kgdb) ;; *) usage ;; esac
-case ${3:-} in --batch) batch=1 ;; "") ;; *) usage ;; esac
 s=$(resolve_step "$2")
+shift 2
+while [ $# -gt 0 ]; do
+	case $1 in
+	--batch) batch=1; shift ;;
+	--tcp) tcp=1; shift ;;
+	--timeout) [ $# -ge 2 ] || usage; boot_s=$2; shift 2 ;;
+	*) usage ;;
+	esac
+done
 
 out=$(step_out "$s")
 script=$(step_dir "$s")/$s.gdb
@@ -41,19 +52,19 @@ rm -f "$gdblog" "$bootlog"
 # Interactive sessions wait for a person; batch ones only for the guest
 # (its boot limit, plus what gdb's own stops cost: LIMIT_GDB_EXTRA).
 if [ "$batch" = 1 ]; then
-	boot_s=${LAB_BOOT_TIMEOUT:-$(($(boot_limit "$(grep -c . "$out/programs")") + LIMIT_GDB_EXTRA))}
+	boot_s=${boot_s:-$(($(boot_limit "$(grep -c . "$out/programs")") + LIMIT_GDB_EXTRA))}
 	gdb_s=$boot_s
 else
-	boot_s=${LAB_BOOT_TIMEOUT:-$LIMIT_INTERACTIVE}
+	boot_s=${boot_s:-$LIMIT_INTERACTIVE}
 	gdb_s=$LIMIT_INTERACTIVE
 fi
 
 # The debugger's channel to the guest: a unix socket of this step's own
 # (build/steps/SLUG/TRANSPORT.sock), which no other session can reach,
 # since the build directory's lock lets one lab command at a time use
-# it. LAB_GDB_TCP=1 asks for TCP instead, on 127.0.0.1 and a free port
-# chosen now.
-if [ "${LAB_GDB_TCP:-0}" = 1 ]; then
+# it. --tcp asks for TCP instead, on 127.0.0.1 and a free port chosen
+# now.
+if [ "$tcp" = 1 ]; then
 	port=
 	for _ in $(seq 1 50); do
 		p=$((10000 + RANDOM % 20000)) # below the ephemeral range

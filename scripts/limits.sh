@@ -13,7 +13,8 @@
 # Only the shell that sources this file reads it: the guest gets its
 # three from the kernel command line (limits_cmdline, which boot.sh
 # passes), gdb its two as convenience variables set on gdb's command
-# line (gdb.sh), and the docs' table is written by docs.sh. make test
+# line (gdb.sh), and the docs' table by docs/generators/includes.py, from
+# the values docs.sh passes it. make test
 # checks the nesting (test-robust.sh), and that no guest program or
 # script has a default of its own (test-limits.sh). Sourced.
 # shellcheck disable=SC2034 # used by the scripts that source this file

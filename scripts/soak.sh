@@ -18,7 +18,7 @@ say "soak: $n boots of each of $(step_slugs | wc -l) steps; results in ${report#
 for s in $(step_slugs); do
 	first='' slow=0 slowest=''
 	for i in $(seq 1 "$n"); do
-		if ! LAB_RUN=soak "$lib/boot.sh" demo "$s" >"$LOGS/soak-$s.log" 2>&1; then
+		if ! "$lib/boot.sh" demo "$s" --run soak >"$LOGS/soak-$s.log" 2>&1; then
 			echo "step $s boot $i: the boot failed: $(tail -n 1 "$LOGS/soak-$s.log")" | tee -a "$report"
 			changed=$((changed + 1))
 			continue

@@ -25,14 +25,14 @@ done
 for f in kernel-build guest-build boot; do
 	cat >"$lab/scripts/$f.sh" <<EOF
 #!/bin/sh
-echo "$f.sh \$* (LAB_STEP_OUT=\$LAB_STEP_OUT)" >>"$tmp/calls"
+echo "$f.sh \$*" >>"$tmp/calls"
 [ "\${FAKE_FAIL:-}" != $f ] || exit 1
 EOF
 done
 # shellcheck disable=SC2016 # the fakes expand them
 {
 	echo 'mkdir -p "$2"' >>"$lab/scripts/kernel-build.sh"
-	echo 'cp "$FAKE_TRANSCRIPT" "$LAB_STEP_OUT/transcript.txt"' >>"$lab/scripts/boot.sh"
+	echo 'cp "$FAKE_TRANSCRIPT" "$4/transcript.txt"' >>"$lab/scripts/boot.sh" # demo SLUG --out DIR
 }
 chmod +x "$lab/scripts/"{kernel-build,guest-build,boot}.sh # (not the links: that would chmod the lab's own files)
 git init -q "$tmp/build/linux"
@@ -61,7 +61,7 @@ check() {
 	while [ "$1" != -- ]; do env+=("$1"); shift; done
 	shift
 	: >"$tmp/calls"
-	out=$(env -u LAB_LOCKED -u LAB_DEADLINE -u LAB_STEP_OUT BUILD_DIR="$tmp/build" "${env[@]}" \
+	out=$(env -u LAB_LOCKED -u LAB_DEADLINE BUILD_DIR="$tmp/build" "${env[@]}" \
 		timeout 60 "$lab/scripts/check-tree.sh" "$@" 2>&1) || rc=$?
 	if [ "$rc" = "$want" ] && grep -q -- "$text" <<<"$out"; then
 		pass "check-tree.sh $what: exit $want"
@@ -80,8 +80,9 @@ check 1 "is bad" "with one verdict other than predicted says bad" FAKE_TRANSCRIP
 check 125 "cannot be tested: a run ended in an error" "with a run that ended in an error says untestable" \
 	FAKE_TRANSCRIPT="$tmp/error.txt" -- "$s"
 # its output goes to build/bisect, not over the step's own
-if grep -qx "kernel-build.sh --head $tmp/build/bisect (LAB_STEP_OUT=$tmp/build/bisect)" "$tmp/calls" &&
-	grep -qx "boot.sh demo $s (LAB_STEP_OUT=$tmp/build/bisect)" "$tmp/calls"; then
+if grep -qx "kernel-build.sh --head $tmp/build/bisect" "$tmp/calls" &&
+	grep -qx "guest-build.sh $s $tmp/build/bisect" "$tmp/calls" &&
+	grep -qx "boot.sh demo $s --out $tmp/build/bisect" "$tmp/calls"; then
 	pass "check-tree.sh builds and boots into build/bisect"
 else
 	fail "check-tree.sh builds and boots into build/bisect: $(cat "$tmp/calls")"

@@ -33,6 +33,15 @@ else
 	fail "make clean BUILD_DIR=<a directory with a file> refuses (exit $rc): $out"
 fi
 
+# 2b. A build dir whose path has a space: kbuild refuses it, so make
+# says so first, and extracts nothing.
+out=$(env -u LAB_LOCKED -u LAB_DEADLINE timeout 20 make -s -C "$LAB_ROOT" BUILD_DIR="$tmp/with space" 2>&1) && rc=0 || rc=$?
+if [ "$rc" -ne 0 ] && grep -q 'has a space or a colon' <<<"$out" && [ ! -e "$tmp/with space/linux" ]; then
+	pass "make with a BUILD_DIR that has a space says kbuild refuses it, before extracting anything"
+else
+	fail "make with a BUILD_DIR that has a space says kbuild refuses it, before extracting anything (exit $rc): $out"
+fi
+
 # 3. A build directory a run as root left, used by an ordinary user: a
 # clear error that says how to fix it, before anything is built.
 nobody_can_read_lab() { setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$LAB_ROOT/Makefile" -a -x "$LAB_ROOT/scripts"; }
@@ -131,7 +140,7 @@ stop_group "$pid"
 # QEMU is boot.sh's child, in a group of its own.
 s=$(for x in $(step_slugs); do echo "$(cat "$(step_out "$x")/boot-seconds" 2>/dev/null || echo 0) $x"; done |
 	sort -n | tail -n 1 | cut -d' ' -f2)
-LAB_RUN=ctrl-c start_child env --default-signal=INT "$lib/boot.sh" demo "$s" >"$tmp/boot.log" 2>&1
+start_child env --default-signal=INT "$lib/boot.sh" demo "$s" --run ctrl-c >"$tmp/boot.log" 2>&1
 pid=$CHILD_PID
 qemu() { pgrep -P "$pid" -x qemu-system-x86; }
 until_ms 10000 eval '! qemu >/dev/null' || true
@@ -197,7 +206,7 @@ printf '#!/bin/sh\necho $$ >"%s"\necho "KVM internal error. Suberror: 1" >&2\nec
 	"$tmp/fakeqemu.pid" >"$tmp/fakebin/qemu-system-x86_64"
 chmod +x "$tmp/fakebin/qemu-system-x86_64"
 t0=$(now_ms)
-out=$(PATH="$tmp/fakebin:$PATH" LAB_KVM=0 LAB_RUN=kvm-error timeout 60 "$lib/boot.sh" demo "$(first_step)" 2>&1) && rc=0 || rc=$?
+out=$(PATH="$tmp/fakebin:$PATH" LAB_KVM=0 timeout 60 "$lib/boot.sh" demo "$(first_step)" --run kvm-error 2>&1) && rc=0 || rc=$?
 ms=$(($(now_ms) - t0))
 if [ "$rc" -ne 0 ] && [ "$ms" -lt 5000 ] && grep -q 'QEMU reported a KVM internal error' <<<"$out" &&
 	! group_live "$(cat "$tmp/fakeqemu.pid")"; then
@@ -212,27 +221,34 @@ fi
 # (it runs the script to its end, then exits with FAKE_GDB_RC), in a
 # build directory of their own: nothing is built or booted.
 f=$tmp/gdbfake
-mkdir -p "$f/bin" "$f/out/gdb-helpers/scripts/gdb/linux" "$f/build"
+o=$f/build/steps/$(first_step) # where gdb.sh and boot.sh look for the step
+mkdir -p "$f/bin" "$o/gdb-helpers/scripts/gdb/linux"
 echo x >"$f/build/$BUILD_MARK"
-touch "$f/out/gdb-helpers/scripts/gdb/linux/constants.py"
-for x in vmlinux bzImage initramfs.cpio kernel.key lab_constants.py; do touch "$f/out/$x"; done
-echo 'systemd-style i386 systemd-style' >"$f/out/programs"
+touch "$o/gdb-helpers/scripts/gdb/linux/constants.py"
+for x in vmlinux bzImage initramfs.cpio kernel.key lab_constants.py; do touch "$o/$x"; done
+echo 'systemd-style i386 systemd-style' >"$o/programs"
 cat >"$f/bin/qemu-system-x86_64" <<'EOF'
 #!/bin/sh
-for a; do case $a in *path=*) s=${a#*path=} ;; file:*) log=${a#file:} ;; esac; done
-python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "${s%%,*}"
+s='' p=''
+for a; do case $a in *path=*) s=${a#*path=} ;; *port=*) p=${a#*port=} ;; file:*) log=${a#file:} ;; esac; done
 printf 'LAB-BEGIN step=1\nLAB-END step=1\n' >"$log"
+if [ -n "$s" ]; then
+	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "${s%%,*}"
+else # --tcp: listen for a while, as QEMU would
+	python3 -c 'import socket, sys, time; l = socket.socket(); l.bind(("127.0.0.1", int(sys.argv[1]))); l.listen(); time.sleep(2)' "${p%%,*}"
+fi
 EOF
 cat >"$f/bin/gdb" <<EOF
 #!/bin/sh
+echo "\$*" >"$f/gdb-args"
 echo 'LAB-GDB-DONE step=$(first_step)'
 [ "\$FAKE_GDB_RC" = 0 ] || echo 'Error: lab-release failed'
 exit "\$FAKE_GDB_RC"
 EOF
 chmod +x "$f/bin/"*
-gdb_batch() { # the fake gdb's exit status: gdb.sh's output, and its status
-	env -u LAB_LOCKED -u LAB_DEADLINE PATH="$f/bin:$PATH" BUILD_DIR="$f/build" LAB_STEP_OUT="$f/out" \
-		LAB_KVM=0 FAKE_GDB_RC="$1" timeout 60 "$lib/gdb.sh" gdbstub "$(first_step)" --batch 2>&1
+gdb_batch() { # the fake gdb's exit status [gdb.sh option...]: gdb.sh's output, and its status
+	env -u LAB_LOCKED -u LAB_DEADLINE PATH="$f/bin:$PATH" BUILD_DIR="$f/build" \
+		LAB_KVM=0 FAKE_GDB_RC="$1" timeout 60 "$lib/gdb.sh" gdbstub "$(first_step)" --batch "${@:2}" 2>&1
 }
 out=$(gdb_batch 0) && rc=0 || rc=$?
 if [ "$rc" -eq 0 ] && grep -q 'gdb script and guest ran to their end' <<<"$out"; then
@@ -246,6 +262,13 @@ if [ "$rc" -ne 0 ] && grep -q 'gdb exited with status 3 .*lab-release failed' <<
 	pass "gdb.sh --batch blames gdb, not the guest, for gdb's failure"
 else
 	fail "gdb.sh --batch blames gdb, not the guest, for gdb's failure (exit $rc): $out"
+fi
+rm -f "$f/gdb-args"
+out=$(gdb_batch 0 --tcp) && rc=0 || rc=$?
+if [ "$rc" -eq 0 ] && grep -q 'target remote 127\.0\.0\.1:[0-9]' "$f/gdb-args"; then
+	pass "gdb.sh --tcp connects gdb to QEMU over 127.0.0.1"
+else
+	fail "gdb.sh --tcp connects gdb to QEMU over 127.0.0.1 (exit $rc; gdb's arguments: $(cat "$f/gdb-args")): $out"
 fi
 
 finish

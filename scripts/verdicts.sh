@@ -4,7 +4,7 @@
 #   verdicts.sh check STEP [--run RUN]
 #                            one "ok"/"not ok" line per expected run and
 #                            per plan check; exits non-zero if any differs
-#                            (RUN: the transcript of boot.sh's LAB_RUN=RUN)
+#                            (RUN: the transcript of boot.sh --run RUN)
 #   verdicts.sh matrix       the outcome matrix of every step that has
 #                            run, also written to build/matrix.txt and .md
 # shellcheck source=common.sh

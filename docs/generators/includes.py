@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Write the include files that show what the lab recorded in a build
+directory, or a note naming the command that records it:
+
+    includes.py GEN BUILD FIRST-STEP [options]
+      --step SLUG=N      a step and its number (repeat, in order)
+      --gdb SLUG         a step with a gdb script (repeat)
+      --limit NAME=VALUE the limits of scripts/limits.sh, and BOOT_PER_PROGRAM
+                         (what boot_limit adds per program)
+
+into GEN (build/docs-gen):
+  gdb-SLUG.md, kgdb-SLUG.md  a step's recorded gdb sessions
+  commands-FIRST.md          the QEMU and gdb lines of the first step's runs
+  where-else-*.md            make abi-scan's tables
+  limits.md                  the table of time limits
+  bench.md                   the timings of the last make (and make bench)
+  not-yet.txt                what shows a note, and the commands that make it
+Pages name the build directory's files as build/...: GEN/root/build is a
+link to BUILD. Called by scripts/docs.sh, which boots and scans nothing."""
+
+import argparse
+import os
+
+
+def write(path, text):
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+
+
+def read(path, default=None):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read().strip()
+    except FileNotFoundError:
+        return default
+
+
+class Includes:
+    def __init__(self, gen, build):
+        self.gen, self.build = gen, build
+        self.missing = []          # (file as build/..., command)
+
+    def in_build(self, path):
+        return "build/" + os.path.relpath(path, self.build)
+
+    def out(self, *parts):
+        return os.path.join(self.build, "steps", *parts)
+
+    def not_yet(self, name, path, command, more=""):
+        """The note shown where a recorded file is missing."""
+        f = self.in_build(path)
+        self.missing.append((f, command))
+        write(os.path.join(self.gen, name + ".md"),
+              '!!! note "Not recorded on this machine yet"\n'
+              "    This part shows `%s`, which this build directory does not have (whole) yet."
+              " `%s` makes it%s;\n    then run `make docs` again.\n" % (f, command, more))
+
+    def gdb_log(self, transport, slug, n):
+        target = "gdb" if transport == "gdbstub" else "kgdb"
+        name = "%s-%s" % (target, slug)
+        log = self.out(slug, "gdb-%s.log" % transport)
+        done = any(line.startswith("LAB-GDB-DONE") for line in (read(log) or "").splitlines())
+        if not done:
+            self.not_yet(name, log, "scripts/gdb.sh %s %s --batch" % (transport, n),
+                         " (so does `make %s STEP=%s` with a `quit` at its prompt,"
+                         " and `make test` for every step)" % (target, n))
+            return
+        write(os.path.join(self.gen, name + ".md"),
+              "Recorded by `make %s STEP=%s`, file `build/steps/%s/gdb-%s.log`"
+              " (the script's commands are the lines starting with `+`):\n\n"
+              '```text\n--8<-- "build/steps/%s/gdb-%s.log"\n```\n'
+              % (target, n, slug, transport, slug, transport))
+
+    def commands(self, slug, n):
+        """The commands the step's last runs ran, as V=1 prints them."""
+        name = "commands-" + slug
+        for f in ("qemu-demo", "qemu-gdbstub", "gdb-gdbstub"):
+            path = self.out(slug, f + ".cmdline")
+            if read(path):
+                continue
+            if f == "qemu-demo":
+                self.not_yet(name, path, "make run STEP=%s" % n)
+            else:
+                self.not_yet(name, path, "scripts/gdb.sh gdbstub %s --batch" % n,
+                             " (so does `make gdb STEP=%s`, and `make test` for every step)" % n)
+            return
+        code = '```sh\n--8<-- "build/steps/%s/%%s.cmdline"\n```\n' % slug
+        write(os.path.join(self.gen, name + ".md"),
+              "The boot of the last `make run STEP=%s` (or `make`), `build/steps/%s/qemu-demo.cmdline`:\n\n"
+              % (n, slug) + code % "qemu-demo" + "\n"
+              "The last gdbstub session (`make gdb STEP=%s`, or `make test`'s, which adds `-batch`"
+              " and `-ex lab-release`): first QEMU, waiting at reset for the debugger,"
+              " `build/steps/%s/qemu-gdbstub.cmdline`:\n\n" % (n, slug) + code % "qemu-gdbstub" + "\n"
+              "then gdb, `build/steps/%s/gdb-gdbstub.cmdline`:\n\n" % slug + code % "gdb-gdbstub")
+
+    def where_else(self):
+        for t in ("counts", "failed", "table", "nothing"):
+            path = os.path.join(self.build, "abi-scan", "where-else-%s.md" % t)
+            if read(path):
+                write(os.path.join(self.gen, "where-else-%s.md" % t),
+                      '--8<-- "%s"\n' % self.in_build(path))
+            else:
+                self.not_yet("where-else-" + t, path, "make abi-scan")
+
+    def limits(self, lim):
+        rows = [
+            ("`LIMIT_READ_MS`", "%g" % (lim["LIMIT_READ_MS"] / 1000),
+             "a daemon's wait for one packet or one child (milliseconds): what tells a stall from a slow guest"),
+            ("`LIMIT_WATCHDOG`", lim["LIMIT_WATCHDOG"], "a daemon's whole run, then 2 s for its cleanup"),
+            ("`LIMIT_PROGRAM`", lim["LIMIT_PROGRAM"], "init's limit per program (a SIGKILL follows 2 s later)"),
+            ("boot", "%d + programs × %d" % (lim["LIMIT_BOOT_BASE"], lim["BOOT_PER_PROGRAM"]),
+             "a boot: `LIMIT_BOOT_BASE` plus each program's limit and kill"),
+            ("batch gdb session", "boot + %d" % lim["LIMIT_GDB_EXTRA"],
+             "`make test`'s debugger sessions (`LIMIT_GDB_EXTRA`)"),
+            ("`LIMIT_INTERACTIVE`", lim["LIMIT_INTERACTIVE"], "`make gdb`, `make kgdb`, `make shell`"),
+            ("`LIMIT_KERNEL_BUILD`", lim["LIMIT_KERNEL_BUILD"], "one kernel make"),
+            ("`LIMIT_RUN`", lim["LIMIT_RUN"], "a whole lab command (`make`, `make test`)"),
+        ]
+        write(os.path.join(self.gen, "limits.md"),
+              "From `scripts/limits.sh`, the one table of the lab's time limits;"
+              " each ends before the one after it.\n\n"
+              "| limit | seconds | what it bounds |\n|---|---|---|\n"
+              + "".join("| %s | %s | %s |\n" % r for r in rows))
+
+    def bench(self, steps):
+        text = ("Measured by the last `make` on this machine: each step's kernel build"
+                " (`build/steps/SLUG/kernel-build-seconds`; the first build of a fresh machine is"
+                " cold, later ones reuse ccache and the shared build directory) and its boot to"
+                " verdict (`build/steps/SLUG/boot-seconds`), under the accelerator the lab chose"
+                " (`build/steps/SLUG/boot-accel`: tcg is software emulation).\n\n"
+                "| step | kernel build, s | boot to verdict, s | accelerator |\n|---|---|---|---|\n")
+        for slug in steps:
+            text += "| %s | %s | %s | %s |\n" % (
+                slug, read(self.out(slug, "kernel-build-seconds"), "not measured"),
+                read(self.out(slug, "boot-seconds"), "not measured"),
+                read(self.out(slug, "boot-accel"), "tcg"))
+        if read(os.path.join(self.build, "bench.txt")):
+            text += ("\nMeasured by `make bench` (`build/bench.txt`), with a cold kernel build:\n\n"
+                     '```text\n--8<-- "build/bench.txt"\n```\n')
+        else:
+            text += "\n`make bench` adds a cold kernel build (ccache off) and `make test`.\n"
+        write(os.path.join(self.gen, "bench.md"), text)
+
+    def summary(self):
+        """One line per command that would make what shows a note."""
+        lines, seen = [], set()
+        for f, command in self.missing:
+            if command not in seen:
+                seen.add(command)
+                lines.append("    %s   (%s)\n" % (command, f))
+        text = ""
+        if lines:
+            text = ("==> some parts show a note instead: this build directory does not have"
+                    " them yet. The commands that make them:\n" + "".join(lines)
+                    + "    make test records all of them at once; then make docs again\n")
+        write(os.path.join(self.gen, "not-yet.txt"), text)
+
+
+def pair(arg):
+    key, sep, value = arg.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError("not NAME=VALUE: %r" % arg)
+    return key, value
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("gen")
+    p.add_argument("build")
+    p.add_argument("first")
+    p.add_argument("--step", type=pair, action="append", default=[])
+    p.add_argument("--gdb", action="append", default=[])
+    p.add_argument("--limit", type=pair, action="append", default=[])
+    a = p.parse_args()
+    numbers = dict(a.step)
+    lim = {k: int(v) for k, v in a.limit}
+    inc = Includes(a.gen, a.build)
+    for slug in a.gdb:
+        inc.gdb_log("gdbstub", slug, numbers[slug])
+        inc.gdb_log("kgdb", slug, numbers[slug])
+    inc.commands(a.first, numbers[a.first])
+    inc.where_else()
+    inc.limits(lim)
+    inc.bench(numbers)
+    inc.summary()
+
+
+if __name__ == "__main__":
+    main()

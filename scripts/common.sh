@@ -76,9 +76,10 @@ step_model() { # command args...   (scripts/step-model.py)
 # The slugs are read once, here, in the script's own shell: an error in
 # steps/ stops the script now (in a `for s in $(step_slugs)` or a
 # <(step_slugs) the shell would ignore it), and the many calls cost no
-# python3 each. Not without python3: deps.sh must still say to install it.
+# python3 each. Not without python3: deps.sh must still say to install it;
+# nor for make clean (LAB_NO_CLAIM), which must work whatever steps/ holds.
 unset STEP_SLUGS
-if command -v python3 >/dev/null; then
+if [ "${LAB_NO_CLAIM:-0}" != 1 ] && command -v python3 >/dev/null; then
 	STEP_SLUGS=$(step_model slugs) || exit
 fi
 step_slugs() {

@@ -20,7 +20,7 @@ import os
 import re
 import sys
 
-from results import requesters  # scripts/results.py, next to this script
+from labhost.results import requesters
 
 RE_VALUE = re.compile(r"^LAB-VALUE ([a-z][a-z0-9_]*)=(.*)$")
 

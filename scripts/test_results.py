@@ -11,7 +11,7 @@ import tempfile
 from contextlib import redirect_stdout
 
 import gdbcheck  # scripts/, which Python puts first for a script there
-import results
+from labhost import results
 
 EXPECTED = """# program abi name verdict cause sizes
 systemd-style    i386    systemd-style  broken  leftover  got=4 want=300

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 
-import results
+from labhost import results
 from labhost import steps as model
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -16,7 +16,7 @@ byte stream; the measured evidence for it comes from STREAM_TRANSCRIPT
 (the guest transcript of step 1): the RESULT lines of the i386
 systemd-style daemon, which met the 4 leftover bytes, and of the x86_64
 one, which measured the packet size. Both are read with
-scripts/results.py. The script refuses to draw when the results do not
+scripts/labhost/results.py. The script refuses to draw when the results do not
 say what it needs.
 
 The SVG has no XML prolog, no blank line and no external reference, so it
@@ -27,7 +27,7 @@ scripts/ in PYTHONPATH; stdlib only.
 import os
 import sys
 
-from results import cell_text, parse_transcript  # scripts/results.py: docs.sh sets PYTHONPATH
+from labhost.results import cell_text, parse_transcript  # docs.sh sets PYTHONPATH
 from svg import Svg  # docs/generators/svg.py, next to this script
 
 
@@ -36,7 +36,7 @@ def die(msg):
 
 
 def runs(path):
-    """{(program, abi): Result} of a guest transcript (scripts/results.py)."""
+    """{(program, abi): Result} of a guest transcript (scripts/labhost/results.py)."""
     plans, results, problems = parse_transcript(path)
     if problems or not results:
         die("%s: %s (run make first)" % (path, "; ".join(problems) or "no RESULT lines"))

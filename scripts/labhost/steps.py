@@ -32,7 +32,7 @@ DEBIAN_PROGRAMS = ("debian-automount", "debian-automount-2.6")
 DEBIAN_ABIS = ("i386", "x86_64")
 
 # expected: the words of guest/README.md a row may use. The sizes are
-# those of the RESULT line too (scripts/results.py takes them from here);
+# those of the RESULT line too (labhost/results.py takes them from here);
 # "error" is never a prediction: it means the experiment did not happen.
 SIZES = ("packets", "queued", "want", "got")
 PREDICTABLE = {"ok", "broken", "packetized", "stream", "unsupported", "measured"}

@@ -1,0 +1,311 @@
+"""The one reader of the guests' RESULT lines, and what they are checked against.
+
+A guest transcript has one "LAB-PLAN runs=N" line and then one RESULT line
+per program run (format: guest/README.md, written by guest/result.c and by
+result_line() in guest/init.sh). A step's `expected` file has one row per
+run: program, ABI, the name it runs as, the verdict and cause history
+predicts, and optionally sizes (key=value) that must match too.
+
+Its command line is scripts/results.py:
+
+    results.py check [--skip-on-error] --number N --label LABEL EXPECTED TRANSCRIPT
+        one "ok - ..." / "not ok - ..." line per check; exit 1 on any failure
+        (--skip-on-error: exit 125 when a run ended in an error, for git bisect run)
+    results.py matrix [--txt FILE] [--md FILE] --step LABEL TITLE EXPECTED TRANSCRIPT ...
+        the outcome matrix of the given steps, measured, against history
+    results.py show TRANSCRIPT
+        the parsed RESULT lines, one per line (for a quick look)
+
+Other scripts (the docs' pipe diagram) import parse_transcript() and
+cell_text() from here. The expected file is the step model's to read
+(labhost/steps.py: parse_expected); this file reads transcripts and
+checks them against its rows. Stdlib only.
+"""
+
+import argparse
+import re
+import sys
+
+# the expected file's reader, and the sizes both formats name
+from .steps import SIZES, parse_expected
+
+# The fields of a RESULT line, in their order; the last is the quoted detail.
+FIELDS = ("step", "reader", "abi", "comm", "verdict", "cause", "packets",
+          "queued", "want", "got")
+RE_RESULT = re.compile(
+    r'^RESULT ' + " ".join(r"%s=(?P<%s>[^\s\"=]+)" % (f, f) for f in FIELDS) +
+    r' detail="(?P<detail>[^"]*)"$')
+RE_PLAN = re.compile(r"^LAB-PLAN runs=(\d+)$")
+
+
+class Result(dict):
+    """One RESULT line: its fields as strings, sizes as int or None."""
+
+    def size(self, key):
+        v = self[key]
+        return None if v == "-" else int(v)
+
+    def key(self):
+        return (self["reader"], self["abi"], self["comm"])
+
+
+def parse_line(line):
+    """A Result, or None if the line is not a RESULT line. A line that starts
+    like one but does not have the format raises ValueError."""
+    line = line.rstrip("\r\n")
+    if not line.startswith("RESULT "):
+        return None
+    m = RE_RESULT.match(line)
+    if not m:
+        raise ValueError("malformed RESULT line: " + line)
+    r = Result(m.groupdict())
+    for k in SIZES:
+        if r[k] != "-" and not r[k].isdigit():
+            raise ValueError("%s=%s is not a size in: %s" % (k, r[k], line))
+    return r
+
+
+RE_RUN = re.compile(r"^\$ (\S+) .*#\s*(\S+), (\S+) build\s*$")
+RE_REQUEST = re.compile(r"^\S+: request (\d+) \((lookup \S+|expire) by pid (\d+)\)")
+
+
+def requesters(path, prog, abi):
+    """{request number: pid} that a daemon's log in a transcript names:
+    the processes whose lookups and expires it served (serve.c)."""
+    out, inside = {}, False
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = RE_RUN.match(line)
+            if m:
+                inside = (m.group(2), m.group(3)) == (prog, abi)
+                continue
+            m = RE_REQUEST.match(line) if inside else None
+            if m:
+                out.setdefault(int(m.group(1)), int(m.group(3)))
+    return out
+
+
+def parse_transcript(path):
+    """(plans, results, problems): every LAB-PLAN count, every RESULT, and
+    the lines that looked like either but were malformed."""
+    plans, results, problems = [], [], []
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        return plans, results, ["cannot read the transcript: %s" % e]
+    for line in lines:
+        line = line.rstrip("\r")
+        m = RE_PLAN.match(line)
+        if m:
+            plans.append(int(m.group(1)))
+            continue
+        try:
+            r = parse_line(line)
+        except ValueError as e:
+            problems.append(str(e))
+            continue
+        if r is not None:
+            results.append(r)
+    return plans, results, problems
+
+
+def cell_text(r):
+    """How a measured run reads in the matrix: the verdict, and what was
+    observed behind it: "broken (leftover 4)", "broken (stall at 300 of 304)"."""
+    if r is None:
+        return "missing"
+    v, c = r["verdict"], r["cause"]
+    q, w, g = r.size("queued"), r.size("want"), r.size("got")
+    if c == "none":
+        return v
+    if c == "leftover":
+        n = g if g is not None else q
+        what = "leftover %d" % n if n is not None else "leftover"
+    elif c in ("stall", "short") and g is not None and w is not None:
+        what = "%s at %d of %d" % (c, g, w) if c == "stall" else "short %d of %d" % (g, w)
+    elif c == "garbled" and g is not None:
+        what = "garbled, %d bytes" % g
+    elif c == "dropped" and q is not None and g is not None:
+        what = "dropped %d" % (q - g)
+    elif c in ("exact", "padded") and g is not None:
+        what = "%s %d" % (c, g)
+    else:
+        what = c
+    return "%s (%s)" % (v, what)
+
+
+def matches(row, r):
+    """None if the measured run r is what row predicts, else what differs."""
+    if r["verdict"] != row.verdict or r["cause"] != row.cause:
+        return "verdict %s, cause %s" % (r["verdict"], r["cause"])
+    for k, v in sorted(row.sizes.items()):
+        if r.size(k) != v:
+            return "%s=%s where %d was predicted" % (k, r[k], v)
+    return None
+
+
+def check(number, label, expected, transcript):
+    """[(passed, message)] for one step."""
+    out = []
+    try:
+        rows = parse_expected(expected)
+    except (OSError, ValueError) as e:
+        return [(False, "%s: expected file: %s" % (label, e))]
+    if not rows:
+        return [(False, "%s: %s has no rows: nothing would be checked" % (label, expected))]
+    keys = [row.key() for row in rows]
+    for k in set(keys):
+        if keys.count(k) > 1:
+            out.append((False, "%s: %s lists the run %s %s as %s %d times"
+                        % ((label, expected) + k + (keys.count(k),))))
+    plans, results, problems = parse_transcript(transcript)
+    for p in problems:
+        out.append((False, "%s: %s" % (label, p)))
+    if len(plans) != 1:
+        out.append((False, "%s: the guest printed %d LAB-PLAN lines, not 1 (%s)"
+                    % (label, len(plans), transcript)))
+    else:
+        plan = plans[0]
+        out.append((plan == len(results) == len(rows),
+                    "%s: the guest planned %d runs and printed %d RESULT lines; %s lists %d"
+                    % (label, plan, len(results), expected, len(rows))))
+    for r in results:
+        if r["step"] != str(number):
+            out.append((False, "%s: %s %s as %s says step=%s" % ((label,) + r.key() + (r["step"],))))
+    for row in rows:
+        got = [r for r in results if r.key() == row.key()]
+        if not got:
+            out.append((False, "%s: %s: no RESULT line (history says %s)"
+                        % (label, row.run(), row.prediction())))
+        elif len(got) > 1:
+            out.append((False, "%s: %s: %d RESULT lines, one expected"
+                        % (label, row.run(), len(got))))
+        else:
+            diff = matches(row, got[0])
+            if diff is None:
+                out.append((True, "%s: %s: %s" % (label, row.run(), cell_text(got[0]))))
+            else:
+                out.append((False, "%s: %s: measured %s, history says %s (%s; detail: %s)"
+                            % (label, row.run(), cell_text(got[0]), row.prediction(), diff,
+                               got[0]["detail"])))
+    for r in results:
+        if r.key() not in keys:
+            out.append((False, "%s: unexpected RESULT line for %s %s as %s: %s (%s)"
+                        % ((label,) + r.key() + (cell_text(r), r["detail"]))))
+    return out
+
+
+def cmd_check(args):
+    results = check(args.number, args.label, args.expected, args.transcript)
+    for ok, msg in results:
+        print(("ok - " if ok else "not ok - ") + msg)
+    if all(ok for ok, _ in results):
+        return 0
+    if args.skip_on_error:
+        plans, runs, problems = parse_transcript(args.transcript)
+        if problems or len(plans) != 1 or any(r["verdict"] == "error" for r in runs):
+            return 125
+    return 1
+
+
+def cmd_matrix(args):
+    steps = []  # (label, rows by key, results by key)
+    order = []
+    titles = []
+    debian = set()  # the autofs versions Debian's automount reported
+    for label, title, expected, transcript in args.step:
+        titles.append("%s: %s" % (label, title))
+        with open(transcript, encoding="utf-8", errors="replace") as f:
+            debian.update(re.findall(r"# Debian's autofs (\S+), ", f.read()))
+        try:
+            rows = parse_expected(expected)
+        except (OSError, ValueError) as e:
+            sys.exit("results.py: %s" % e)
+        _, results, _ = parse_transcript(transcript)
+        by_key = {}
+        for r in results:
+            by_key.setdefault(r.key(), []).append(r)
+        for row in rows:
+            if row.key() not in order:
+                order.append(row.key())
+        steps.append((label, {row.key(): row for row in rows}, by_key))
+    if not steps:
+        sys.exit("results.py: no step has run yet")
+    cells = diffs = 0
+    head = "%-44s" % "run (program, ABI, name the kernel sees)"
+    md = ["| run | " + " | ".join(t.replace("|", "\\|") for t in titles) + " |",
+          "|---|" + "---|" * len(steps)]
+    text = titles + ["", (head + "".join("%-32s" % s[0] for s in steps)).rstrip()]
+    for key in order:
+        line = "%-44s" % ("%s %s as %s" % key)
+        mdline = "| %s %s as `%s` |" % key
+        for label, rows, by_key in steps:
+            row = rows.get(key)
+            if row is None:
+                line += "%-32s" % "·"
+                mdline += " · |"
+                continue
+            cells += 1
+            got = by_key.get(key, [])
+            r = got[0] if len(got) == 1 else None
+            measured = cell_text(r) if got else "missing"
+            if len(got) > 1:
+                measured = "%d results" % len(got)
+            if r is not None and matches(row, r) is None:
+                line += "%-32s" % (measured + " ✓")
+                mdline += " %s ✓ |" % measured
+            else:
+                diffs += 1
+                line += "%-32s" % ("%s ✗ history: %s" % (measured, row.prediction()))
+                mdline += " **%s** ✗ history: %s |" % (measured, row.prediction())
+        text.append(line.rstrip())
+        md.append(mdline)
+    text.append("measured in the guest; ✓ = as history predicts, ✗ = differs "
+                "(steps/*/expected); · = not run in that step")
+    if debian:
+        note = ("Debian's automount rows ran autofs %s (as `automount -V` "
+                "reported it in the guest)" % " and ".join(sorted(debian)))
+        text.append(note.replace("`", ""))
+        md += ["", note]
+    text.append("all %d cells match history" % cells if not diffs
+                else "%d of %d cells differ from history" % (diffs, cells))
+    out = "\n".join(text) + "\n"
+    sys.stdout.write(out)
+    if args.txt:
+        with open(args.txt, "w", encoding="utf-8") as f:
+            f.write(out)
+    if args.md:
+        with open(args.md, "w", encoding="utf-8") as f:
+            f.write("\n".join(md) + "\n")
+    return 1 if diffs else 0
+
+
+def cmd_show(args):
+    plans, results, problems = parse_transcript(args.transcript)
+    print("plan: %s" % (", ".join(map(str, plans)) or "none"))
+    for r in results:
+        print("%-16s %-7s %-14s %s" % (r["reader"], r["abi"], r["comm"], cell_text(r)))
+    for p in problems:
+        print("problem: " + p)
+    return 1 if problems else 0
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("check")
+    c.add_argument("--number", type=int, required=True)
+    c.add_argument("--skip-on-error", action="store_true")
+    c.add_argument("--label", required=True)
+    c.add_argument("expected")
+    c.add_argument("transcript")
+    m = sub.add_parser("matrix")
+    m.add_argument("--txt")
+    m.add_argument("--md")
+    m.add_argument("--step", nargs=4, action="append", default=[],
+                   metavar=("LABEL", "TITLE", "EXPECTED", "TRANSCRIPT"))
+    s = sub.add_parser("show")
+    s.add_argument("transcript")
+    args = ap.parse_args(argv)
+    return {"check": cmd_check, "matrix": cmd_matrix, "show": cmd_show}[args.cmd](args)

@@ -4,8 +4,8 @@
 # values gdb printed (LAB-VALUE) checked against the step's gdb-checks
 # file by scripts/gdbcheck.py. One TAP test per check (scripts/tap.sh);
 # exit status 1 on failure.
-#   gdb-test.sh [STEP...]    only these steps (default: all)
-# LAB_GDB_TRANSPORTS="gdbstub kgdb" chooses the transports.
+#   gdb-test.sh [--transport gdbstub|kgdb] [STEP...]
+# only these steps (default: all), only this transport (default: both).
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 # shellcheck source=tap.sh
@@ -15,6 +15,11 @@ lib=$LAB_ROOT/scripts
 TLOG=$LOGS/gdb-test
 mkdir -p "$TLOG"
 
+transports=(gdbstub kgdb)
+if [ "${1:-}" = --transport ]; then
+	case ${2:-} in gdbstub | kgdb) transports=("$2") ;; *) die "usage: gdb-test.sh [--transport gdbstub|kgdb] [STEP...]" ;; esac
+	shift 2
+fi
 steps=()
 if [ $# -gt 0 ]; then
 	for a in "$@"; do steps+=("$(resolve_step "$a")"); done
@@ -27,7 +32,6 @@ else
 		fi
 	done
 fi
-read -r -a transports <<<"${LAB_GDB_TRANSPORTS:-gdbstub kgdb}"
 
 for s in "${steps[@]}"; do
 	for t in "${transports[@]}"; do

@@ -107,8 +107,10 @@ pristine_step() {
 	step_model pristine || exit
 }
 
-# Does the step have a gdb script? (a step added by a learner may not)
-step_has_gdb() { [ -e "$LAB_ROOT/steps/$1/$1.gdb" ]; }
+# The step's gdb script, nothing if it has none (a step added by a
+# learner may not).
+step_gdb_script() { step_model gdb-script "$1" || exit; }
+step_has_gdb() { [ -n "$(step_gdb_script "$1")" ]; }
 
 # The slug of STEP= as the learner typed it: a number or a slug. An
 # unknown step lists the valid ones and exits 2.

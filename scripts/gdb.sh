@@ -35,8 +35,8 @@ while [ $# -gt 0 ]; do
 done
 
 out=$(step_out "$s")
-script=$(step_dir "$s")/$s.gdb
-[ -f "$script" ] || die "step $s has no gdb script (${script#"$LAB_ROOT"/})"
+script=$(step_gdb_script "$s")
+[ -n "$script" ] || die "step $s has no gdb script (steps/$s/$s.gdb)"
 for f in "$out/vmlinux" "$out/bzImage" "$out/initramfs.cpio" "$out/kernel.key" "$out/lab_constants.py"; do
 	[ -f "$f" ] || die "step $s is not built yet: no ${f#"$LAB_ROOT"/} (run: make)"
 done

@@ -87,7 +87,7 @@ def inventory(src_ids):
             check(patches[0] > last_patch, "%s: its patches come after the previous step's (%s)"
                   % (where, patches[0]))
             last_patch = patches[-1]
-        script = os.path.join(s.dir, s.slug + ".gdb")
+        script = s.gdb_script
         checks = os.path.join(s.dir, "gdb-checks")
         if os.path.lexists(script) or os.path.exists(checks):
             gdbfile = os.path.join(ROOT, "gdb-scripts", s.slug + ".gdb")

@@ -7,6 +7,7 @@ step helpers call this and parse nothing themselves.
     step-model.py [--root LAB_ROOT] resolve ARG      the slug of STEP=ARG (number or slug)
     step-model.py [--root LAB_ROOT] pristine         the step that says "pristine:"
     step-model.py [--root LAB_ROOT] programs SLUG    what its guest runs: program abi name
+    step-model.py [--root LAB_ROOT] gdb-script SLUG  its gdb script (nothing if it has none)
 
 Anything in steps/ that breaks a rule: "error: ..." naming the file and
 line, exit 1. An unknown STEP= lists the valid ones and exits 2."""
@@ -30,6 +31,8 @@ def main(argv):
     sub.add_parser("pristine")
     p = sub.add_parser("programs")
     p.add_argument("slug")
+    g = sub.add_parser("gdb-script")
+    g.add_argument("slug")
     a = ap.parse_args(argv)
     try:
         if a.cmd == "slugs":
@@ -51,6 +54,9 @@ def main(argv):
             out = s.slug + "\n"
         elif a.cmd == "pristine":
             out = model.pristine(a.root).slug + "\n"
+        elif a.cmd == "gdb-script":
+            s = model.step(a.slug, a.root)
+            out = s.gdb_script + "\n" if s.has_gdb() else ""
         else:
             out = model.step(a.slug, a.root).programs()
     except (model.StepError, OSError) as e:

@@ -76,7 +76,7 @@ def cli(root, *args):
 def shell(root, script, *args):
     """A bash script run after sourcing the fake lab's common.sh."""
     env = dict(os.environ, BUILD_DIR=os.path.join(root, "build"))
-    for k in ("LAB_LOCKED", "LAB_DEADLINE", "LAB_STEP_OUT", "STEP_SLUGS"):
+    for k in ("LAB_LOCKED", "LAB_DEADLINE", "STEP_SLUGS"):
         env.pop(k, None)
     p = subprocess.run(["bash", "-c", '. "$0/scripts/common.sh"; ' + script, root] + list(args),
                        capture_output=True, text=True, timeout=60, env=env)
@@ -140,6 +140,15 @@ def good_fake(top):
     check(rc == 2 and o == "" and e.startswith('error: unknown step "7". Valid steps')
           and "  STEP=2   STEP=02-b                 Step 02-b\n" in e,
           "step-model.py resolve 7: lists the valid steps, exit 2 (%r)" % e)
+    write(os.path.join(root, "steps", "01-a", "01-a.gdb"), "echo 01-a\n")
+    rc, o, e = cli(root, "gdb-script", "01-a")
+    check(rc == 0 and o == os.path.join(root, "steps", "01-a", "01-a.gdb") + "\n",
+          "step-model.py gdb-script 01-a: steps/01-a/01-a.gdb (%r %r)" % (o, e))
+    rc, o, e = cli(root, "gdb-script", "02-b")
+    check(rc == 0 and o == "", "step-model.py gdb-script of a step without one prints nothing")
+    rc, o, e = shell(root, 'for s in 01-a 02-b; do step_has_gdb "$s" && echo "$s"; done; echo end')
+    check(rc == 0 and o == "01-a\nend\n", "common.sh: step_has_gdb asks the model (%r %r)" % (o, e))
+    os.remove(os.path.join(root, "steps", "01-a", "01-a.gdb"))
     rc, o, e = cli(root, "pristine")
     check(rc == 1 and "no step says 'pristine:'" in e, "step-model.py pristine without one fails")
     rc, o, e = shell(root, 'step_slugs; first_step; step_title 01-a; resolve_step 02-b')

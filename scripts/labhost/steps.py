@@ -152,6 +152,15 @@ class Step:
         if not self.runs:
             raise StepError("steps/%s: no runs (steps/runs, steps/%s/runs)" % (slug, slug))
 
+    @property
+    def gdb_script(self):
+        """Where its gdb script is (steps/SLUG/SLUG.gdb), whether or not it
+        has one (a step a learner adds may not)."""
+        return os.path.join(self.dir, self.slug + ".gdb")
+
+    def has_gdb(self):
+        return os.path.exists(self.gdb_script)
+
     def expected(self):
         """The rows of its expected file (read when asked: only the checks need it)."""
         return parse_expected(os.path.join(self.dir, "expected"))

@@ -16,3 +16,9 @@ lab_lock exclusive
 say "removing $BUILD_DIR"
 # the lock file goes with it; our open descriptor keeps the lock to the end
 rm -rf --one-file-system -- "$BUILD_DIR"
+# and the kernel tree of a BUILD_DIR with a space, kept where kbuild takes it
+home=$(plain_home "$BUILD_DIR")
+if [ -L "$home/build" ]; then
+	say "removing $home (its kernel tree)"
+	rm -rf --one-file-system -- "$home"
+fi

@@ -49,8 +49,36 @@ Make them yours and run this again:
 [ "${LAB_NO_CLAIM:-0}" = 1 ] || claim_build_dir
 BUILD_DIR=$(cd "$BUILD_DIR" 2>/dev/null && pwd -P || echo "$BUILD_DIR")
 BUILD_DIR=${BUILD_DIR/#\/\//\/}
+
+# kbuild refuses a tree whose path has a space or a colon ("source
+# directory cannot contain spaces or colons"), and make and gen_init_cpio
+# split such paths too. So in such a BUILD_DIR the lab works through a
+# plain path that stands for it, /var/tmp/abi-lab-UID/HASH (by the
+# BUILD_DIR's own path): there, build links to BUILD_DIR, and linux is
+# the kernel tree itself (BUILD_DIR/linux links to it).
+plain_home() {
+	printf '/var/tmp/abi-lab-%s/%s\n' "$(id -u)" "$(printf '%s' "$1" | sha256sum | cut -c1-12)"
+}
+use_plain_home() {
+	local home top
+	home=$(plain_home "$BUILD_DIR") top=${home%/*}
+	[ -d "$top" ] || mkdir -m 700 "$top"
+	{ [ -O "$top" ] && [ ! -L "$top" ]; } || die "$top is not a directory of yours, and the lab keeps the kernel tree of BUILD_DIR=\"$BUILD_DIR\" (a path with a space or colon, which kbuild refuses) there"
+	mkdir -p "$home"
+	ln -sfn "$BUILD_DIR" "$home/build"
+	[ -e "$BUILD_DIR/linux" ] || [ -L "$BUILD_DIR/linux" ] || ln -s "$home/linux" "$BUILD_DIR/linux"
+	# shellcheck disable=SC2034 # lab.sh says where the tree is
+	PLAIN_FOR=$BUILD_DIR BUILD_DIR=$home/build
+	# the scripts this one runs read it from the environment (make's export)
+	export BUILD_DIR
+}
+case $BUILD_DIR in
+*[[:space:]:]*) [ "${LAB_NO_CLAIM:-0}" = 1 ] || use_plain_home ;;
+esac
 # shellcheck disable=SC2034 # used by the scripts that source this file
 KSRC=$BUILD_DIR/linux          # the kernel tree, a git repo with one branch per step
+# (kbuild runs in the tree's own path, which prefix maps must name)
+[ ! -L "$KSRC" ] || KSRC=$(readlink "$KSRC")
 # One out-of-tree build dir shared by all steps, inside the tree: kbuild
 # then names every source by a relative path (srctree is ".."), and no
 # absolute path of this machine ends up in a binary.

@@ -2,7 +2,8 @@
 # A workshop's round trip on this build: make a bundle of it (barely
 # compressed, to be quick), import it into a new build dir, check that
 # every step's kernel, vmlinux and initramfs there are this build's
-# bytes, and boot step 1 from it to verdicts that match history.
+# bytes, and boot step 1 from it to verdicts that match history, and
+# under gdb. The new build dir has a space in its path, as a laptop's may.
 # Run by make test after a build from source.
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -11,7 +12,7 @@
 lib=$LAB_ROOT/scripts
 
 tmp=$BUILD_DIR/test-trip
-laptop=$tmp/laptop
+laptop="$tmp/laptop with space"
 rm -rf "$tmp"
 if [ -n "$(git -C "$LAB_ROOT" status --porcelain --untracked-files=no)" ]; then
 	skip "make bundle, make import and make run STEP=1 from the import" \
@@ -50,5 +51,12 @@ if run make -s -C "$LAB_ROOT" run STEP=1 BUILD_DIR="$laptop" && grep -q '^LAB-EN
 else
 	fail "make run STEP=1 boots the imported kernel and initramfs, and its verdicts match history"
 fi
+if BUILD_DIR=$laptop run "$lib/gdb.sh" gdbstub 1 --batch; then
+	pass "gdb.sh gdbstub 1 --batch: the step's gdb script and guest run to their ends from the import"
+else
+	fail "gdb.sh gdbstub 1 --batch from the import (logs: $laptop/steps/$(first_step)/*-gdbstub.log)"
+fi
+# make clean: the laptop's link in /var/tmp goes too
+run make -s -C "$LAB_ROOT" clean BUILD_DIR="$laptop"
 rm -rf "$tmp"
 finish

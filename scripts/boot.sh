@@ -63,6 +63,25 @@ qemu_cmd() { # guest-mode serial-args...
 	cmd_line "${QEMU_CMD[@]}" >"$out/qemu-$run.cmdline"
 }
 
+# A guest out of time: where is its CPU? QEMU's monitor gives the
+# registers (kept in hang-RUN.txt), gdb the kernel symbol at RIP.
+where_stuck() {
+	local regs pc sym=''
+	regs=$(python3 "$LAB_ROOT/scripts/qemu-monitor.py" "$mon" "info registers" 5 2>&1) || {
+		printf '%s\n' "$regs" >"$hang"
+		return 0
+	}
+	printf '%s\n' "$regs" >"$hang"
+	# RIP in long mode, EIP before it (firmware, the kernel's setup)
+	pc=$(grep -o -m 1 -E '\b[RE]IP=[0-9a-f]+' <<<"$regs" | cut -d= -f2)
+	[ -n "$pc" ] || return 0
+	[ ! -f "$out/vmlinux" ] ||
+		sym=$(timeout 30 gdb -q -nx -batch -ex "info symbol 0x$pc" "$out/vmlinux" 2>/dev/null | grep -v '^No symbol' | tail -n 1)
+	sym=${sym:-no kernel symbol}
+	printf 'PC 0x%s: %s\n' "$pc" "$sym" >>"$hang"
+	stuck="its CPU was at 0x$pc, $sym; registers in ${hang#"$LAB_ROOT"/}"
+}
+
 case $mode in
 demo)
 	run=${run:-demo}
@@ -73,7 +92,14 @@ demo)
 	transcript=$out/transcript$suffix.txt
 	rm -f "$log" "$qlog" "$transcript"
 	timeout_s=${timeout_s:-$(boot_limit "$(grep -c . "$out/programs")")}
-	qemu_cmd demo -serial "file:$log" -monitor none
+	# QEMU's monitor on a socket of the run's own: asked only if the
+	# guest runs out of time (where_stuck)
+	mon=$out/monitor-$run.sock
+	[ "${#mon}" -lt 100 ] || mon=$(mktemp -u /tmp/lab-monitor.XXXXXX.sock)
+	hang=$out/hang-$run.txt
+	rm -f "$mon" "$hang"
+	qemu_cmd demo -serial "file:$log" -monitor "unix:$mon,server=on,wait=off"
+	ON_LIMIT=where_stuck
 	start=$(date +%s%N)
 	rc=0
 	show_cmd "${QEMU_CMD[@]}"
@@ -84,7 +110,8 @@ demo)
 	[ "$rc" -eq 125 ] && die "step $s: QEMU reported a KVM internal error and paused the guest (stopped at once; see $qlog):
 $(grep -m 3 -A 2 'KVM internal error' "$qlog")
 KVM does not work on this machine: run with LAB_KVM=0."
-	[ "$rc" -eq 124 ] && die "step $s: the guest did not power off within ${timeout_s}s (QEMU killed). Serial log: $log"
+	rm -f "$mon"
+	[ "$rc" -eq 124 ] && die "step $s: the guest did not power off within ${timeout_s}s (QEMU killed; ${stuck:-its monitor did not say where its CPU was}). Serial log: $log"
 	[ "$rc" -eq 0 ] || die "step $s: QEMU exited with status $rc: $(tail -n 3 "$qlog"). Serial log: $log"
 	grep -q '^LAB-END' "$log" || die "step $s: the guest stopped before its demo finished (panic?). Serial log: $log"
 	tr -d '\r' <"$log" | sed -n '/^LAB-BEGIN/,/^LAB-END/p' >"$transcript"

@@ -269,7 +269,9 @@ start_child() { # command...   (its pid, which is its process group, in CHILD_PI
 # Wait for a child for at most $2 seconds; its exit status, 124 if the
 # limit stopped it (then its whole group is gone too), 125 if a line
 # matching $4 appeared in the file $3 (a failure the child reports but
-# does not die of), which stops it too.
+# does not die of), which stops it too. A caller that can ask a child
+# what it was doing names a function in ON_LIMIT: it runs when the
+# limit is reached, before the child is stopped.
 wait_child() { # pid seconds [file pattern]
 	local pid=$1 end rc=0 g rest=() limit
 	# (callers test our status, so set -e is off here: exit ourselves)
@@ -277,6 +279,7 @@ wait_child() { # pid seconds [file pattern]
 	end=$((SECONDS + limit))
 	while kill -0 "$pid" 2>/dev/null; do
 		if [ "$SECONDS" -ge "$end" ]; then
+			[ -z "${ON_LIMIT:-}" ] || "$ON_LIMIT" || true
 			stop_group "$pid"
 			rc=124
 			break

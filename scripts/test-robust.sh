@@ -174,6 +174,19 @@ else
 fi
 stop_group "$pid"
 
+# 7b. A guest that runs out of time says where its CPU was: boot.sh asks
+# QEMU's monitor for the registers before it stops QEMU, and gdb names
+# the kernel symbol (a real boot, given 4 s: it cannot end in them).
+s=$(first_step)
+out=$(timeout 60 "$lib/boot.sh" demo "$s" --run out-of-time --timeout 4 2>&1) && rc=0 || rc=$?
+hang=$(step_out "$s")/hang-out-of-time.txt
+if [ "$rc" -ne 0 ] && grep -q 'did not power off within 4s (QEMU killed; its CPU was at ' <<<"$out" &&
+	grep -q -E '\b[RE]IP=' "$hang" && grep -q '^PC 0x' "$hang" && ! pgrep -f "monitor-out-of-time" >/dev/null; then
+	pass "a guest out of time says where its CPU was ($(grep -m 1 '^PC 0x' "$hang"))"
+else
+	fail "a guest out of time says where its CPU was (exit $rc): $out"
+fi
+
 # 8. KVM where it runs, TCG otherwise, and never a silent wait: the
 # probe decides in seconds (on a machine without working KVM, as CI's,
 # this is the fallback), LAB_KVM=1 without KVM fails at once and says

@@ -66,12 +66,10 @@ qemu_cmd() { # guest-mode serial-args...
 # A guest out of time: where is its CPU? QEMU's monitor gives the
 # registers (kept in hang-RUN.txt), gdb the kernel symbol at RIP.
 where_stuck() {
-	local regs pc sym=''
-	regs=$(python3 "$LAB_ROOT/scripts/qemu-monitor.py" "$mon" "info registers" 5 2>&1) || {
-		printf '%s\n' "$regs" >"$hang"
-		return 0
-	}
+	local regs pc sym='' rc
+	regs=$(python3 "$LAB_ROOT/scripts/qemu-monitor.py" "$mon" "info registers" 5 2>&1) && rc=0 || rc=$?
 	printf '%s\n' "$regs" >"$hang"
+	[ "$rc" -eq 0 ] || return 0
 	# RIP in long mode, EIP before it (firmware, the kernel's setup)
 	pc=$(grep -o -m 1 -E '\b[RE]IP=[0-9a-f]+' <<<"$regs" | cut -d= -f2)
 	[ -n "$pc" ] || return 0
@@ -94,8 +92,7 @@ demo)
 	timeout_s=${timeout_s:-$(boot_limit "$(grep -c . "$out/programs")")}
 	# QEMU's monitor on a socket of the run's own: asked only if the
 	# guest runs out of time (where_stuck)
-	mon=$out/monitor-$run.sock
-	[ "${#mon}" -lt 100 ] || mon=$(mktemp -u /tmp/lab-monitor.XXXXXX.sock)
+	mon=$(socket_path "$out" "monitor-$run")
 	hang=$out/hang-$run.txt
 	rm -f "$mon" "$hang"
 	qemu_cmd demo -serial "file:$log" -monitor "unix:$mon,server=on,wait=off"
@@ -106,11 +103,11 @@ demo)
 	start_child "${QEMU_CMD[@]}" </dev/null 2>"$qlog"
 	# a KVM that fails pauses the guest for good: no reason to wait
 	wait_child "$CHILD_PID" "$timeout_s" "$qlog" 'KVM internal error' || rc=$?
+	rm -f "$mon"
 	ms=$((($(date +%s%N) - start) / 1000000))
 	[ "$rc" -eq 125 ] && die "step $s: QEMU reported a KVM internal error and paused the guest (stopped at once; see $qlog):
 $(grep -m 3 -A 2 'KVM internal error' "$qlog")
 KVM does not work on this machine: run with LAB_KVM=0."
-	rm -f "$mon"
 	[ "$rc" -eq 124 ] && die "step $s: the guest did not power off within ${timeout_s}s (QEMU killed; ${stuck:-its monitor did not say where its CPU was}). Serial log: $log"
 	[ "$rc" -eq 0 ] || die "step $s: QEMU exited with status $rc: $(tail -n 3 "$qlog"). Serial log: $log"
 	grep -q '^LAB-END' "$log" || die "step $s: the guest stopped before its demo finished (panic?). Serial log: $log"

@@ -266,6 +266,15 @@ start_child() { # command...   (its pid, which is its process group, in CHILD_PI
 	LAB_CHILDREN+=("$CHILD_PID")
 }
 
+# The path of a unix socket of the run's own (build/steps/SLUG/NAME.sock),
+# or a new one in /tmp when that path is too long: a socket's path has
+# room for 107 bytes.
+socket_path() { # dir name
+	local p=$1/$2.sock
+	[ "${#p}" -lt 100 ] || p=$(mktemp -u "/tmp/lab-$2.XXXXXX.sock")
+	echo "$p"
+}
+
 # Wait for a child for at most $2 seconds; its exit status, 124 if the
 # limit stopped it (then its whole group is gone too), 125 if a line
 # matching $4 appeared in the file $3 (a failure the child reports but

@@ -75,9 +75,7 @@ if [ "$tcp" = 1 ]; then
 	where="127.0.0.1:$port"
 	ready() { [ -n "$(ss -Hltn "sport = :$port")" ]; }
 else
-	sock=$out/$transport.sock
-	# a unix socket's path has room for 107 bytes
-	[ "${#sock}" -lt 100 ] || sock=$(mktemp -u "/tmp/lab-$transport.XXXXXX.sock")
+	sock=$(socket_path "$out" "$transport")
 	rm -f "$sock"
 	chardev="socket,id=dbg,path=$sock,server=on,wait=off"
 	where=$sock # gdb opens a unix socket given as a path

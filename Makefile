@@ -18,6 +18,8 @@
 #                        build from source here, compare with the bundle
 #   make bench           build and boot timings on this machine
 #   make soak N=20       boot every step N times: any verdict that changes?
+#   make soak N=300 GDB=kgdb STEP=4
+#                        N batch kgdb sessions: does any leave the guest stuck?
 #   make clean           remove build/ (the kernel tree and all output)
 #
 # V=1 (any target) prints every QEMU, gdb, kernel make and git am
@@ -75,7 +77,7 @@ bench:
 	@$(LIB)/bench.sh
 
 soak:
-	@$(LIB)/soak.sh "$(N)"
+	@$(LIB)/soak.sh "$(N)" $(if $(GDB),--gdb "$(GDB)") $(if $(STEP),--step "$(STEP)")
 
 clean:
 	@$(LIB)/clean.sh

@@ -47,7 +47,7 @@ if [ ! -f "$out/bzImage" ] || [ ! -f "$out/initramfs.cpio" ]; then
 	die "step $s is not built yet (run: make)"
 fi
 
-choose_accel
+choose_accel "$out/bzImage"
 
 # The QEMU command of every mode, in QEMU_CMD: the machine, the step's
 # kernel and initramfs, the limits of scripts/limits.sh on the kernel

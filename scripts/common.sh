@@ -312,6 +312,37 @@ wait_child() { # pid seconds [file pattern]
 	return "$rc"
 }
 
+# A command in the terminal's foreground, bounded: in a process group of
+# its own (job control), so that Ctrl-C reaches it and not us, and with
+# a watchdog in that same group that kills the group after the limit.
+# No PID file: a group ID is not reused while the watchdog is in it, so
+# a watchdog left behind by a killed caller can only ever kill its own
+# group. Its status is the command's (137 when the watchdog killed it).
+run_foreground() { # seconds command...
+	local limit rc=0 pgid
+	limit=$(child_limit "$1") || exit
+	shift
+	show_cmd "$@"
+	set -m
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	env -u V bash -c '(sleep "$1"; kill -KILL 0) & exec "${@:2}"' foreground "$limit" "$@" &
+	pgid=$!
+	LAB_CHILDREN+=("$pgid")
+	fg %% >/dev/null || rc=$?
+	set +m
+	stop_child "$pgid" # the watchdog, when the command ended first
+	return "$rc"
+}
+
+# Stop a child now (the probe has its answer), and forget it.
+stop_child() { # pid
+	local g rest=()
+	stop_group "$1"
+	wait "$1" 2>/dev/null || true
+	for g in "${LAB_CHILDREN[@]}"; do [ "$g" = "$1" ] || rest+=("$g"); done
+	LAB_CHILDREN=("${rest[@]}")
+}
+
 run_child() { # seconds command...
 	local limit=$1
 	shift

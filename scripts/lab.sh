@@ -35,7 +35,7 @@ build() { # slugs (all when none)
 run_step() {
 	local s=$1 out
 	out=$(step_out "$s")
-	choose_accel
+	choose_accel "$out/bzImage"
 	say "step $(step_number "$s"), $(step_title "$s"): booting branch $s in QEMU (${ACCEL^^})"
 	"$lib/boot.sh" demo "$s"
 	info "guest finished in $(cat "$out/boot-seconds") s; transcript: ${out#"$LAB_ROOT"/}/transcript.txt"

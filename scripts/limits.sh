@@ -24,7 +24,16 @@ LIMIT_WATCHDOG=12
 # 24 leaves a busy machine's guest room for the rest)
 LIMIT_PROGRAM=24
 LIMIT_BOOT_BASE=30
+# a KVM probe boots the kernel to its first line (well under 1 s on KVM)
+LIMIT_KVM_PROBE=5
 LIMIT_GDB_EXTRA=90
+# after an interactive session: the guest's rest of the demo
+LIMIT_AFTER_GDB=60
+# QEMU's wait before it listens on the debugger's channel
+LIMIT_DEBUG_LISTEN=15
+# the kgdb safety net's wait for each of its two probes (kgdb polls the
+# port in a loop: it answers in milliseconds)
+LIMIT_KGDB_PROBE=3
 LIMIT_KERNEL_BUILD=2400
 LIMIT_APT=1800
 LIMIT_INTERACTIVE=3600

@@ -1,17 +1,72 @@
 #!/usr/bin/env bash
-# make soak N=20: boot every step N times, as a long workshop day would,
-# and report every run whose verdict or cause differs from that step's
-# first run, and the slowest boot per step.
-# Usage: soak.sh N
+# make soak: the same runs again and again, as a long workshop day would.
+#   soak.sh N                       boot every step N times; report every
+#                                   run whose verdict or cause differs
+#                                   from that step's first run, and the
+#                                   slowest boot per step
+#   soak.sh N --gdb TRANSPORT --step STEP
+#                                   N batch debugger sessions of one step
+#                                   (gdb.sh TRANSPORT STEP --batch): how
+#                                   many ran to their end, how many needed
+#                                   the kgdb safety net, how long each took
+# The report goes to build/soak.txt.
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 lab_lock exclusive
 lib=$LAB_ROOT/scripts
-n=${1:-}
-[[ "$n" =~ ^[1-9][0-9]*$ ]] || die "usage: make soak N=20 (N: how many boots of each step)"
+usage() { die "usage: make soak N=20 [GDB=gdbstub|kgdb STEP=N] (N: how many runs)"; }
+n=${1:-} transport='' step=''
+[[ "$n" =~ ^[1-9][0-9]*$ ]] || usage
+shift
+while [ $# -gt 0 ]; do
+	case $1 in
+	--gdb) [ $# -ge 2 ] || usage; transport=$2; shift 2 ;;
+	--step) [ $# -ge 2 ] || usage; step=$2; shift 2 ;;
+	*) usage ;;
+	esac
+done
+case $transport in '' | gdbstub | kgdb) ;; *) usage ;; esac
+{ [ -n "$transport" ] && [ -n "$step" ]; } || { [ -z "$transport" ] && [ -z "$step" ]; } || usage
 "$lib/lab.sh" build >/dev/null
 report=$BUILD_DIR/soak.txt
 : >"$report"
+
+# N batch sessions of one step, one line each, and a summary
+soak_sessions() {
+	local s i t0 secs ok=0 failed=0 helped=0 net_before net_after all=() why
+	s=$(resolve_step "$step")
+	say "soak: $n $transport sessions of step $s, one after the other; results in ${report#"$LAB_ROOT"/}"
+	for i in $(seq 1 "$n"); do
+		net_before=$(wc -l <"$LOGS/kgdb-safety-net.log" 2>/dev/null || echo 0)
+		t0=$(date +%s%N)
+		if "$lib/gdb.sh" "$transport" "$s" --batch >"$LOGS/soak-session.log" 2>&1; then
+			why=ok ok=$((ok + 1))
+		else
+			why="FAILED: $(grep -m 1 '^error: ' "$LOGS/soak-session.log" || tail -n 1 "$LOGS/soak-session.log")"
+			failed=$((failed + 1))
+			cp "$LOGS/soak-session.log" "$LOGS/soak-session-$i-failed.log"
+		fi
+		secs=$((($(date +%s%N) - t0) / 1000000))
+		all+=("$secs")
+		net_after=$(wc -l <"$LOGS/kgdb-safety-net.log" 2>/dev/null || echo 0)
+		if [ "$net_after" -gt "$net_before" ]; then
+			helped=$((helped + 1))
+			why="$why, with the safety net's help: $(tail -n 1 "$LOGS/kgdb-safety-net.log" | sed 's/.*state=//')"
+		fi
+		printf 'session %d of %d: %s in %d.%03d s\n' "$i" "$n" "$why" $((secs / 1000)) $((secs % 1000)) | tee -a "$report"
+	done
+	printf '%s\n' "${all[@]}" | sort -n | awk -v n="$n" -v ok="$ok" -v failed="$failed" -v helped="$helped" -v what="$transport sessions of step $s" '
+		{ v[NR] = $1; sum += $1 }
+		END { printf "%d %s: %d ran to their end (%d of them with the kgdb safety net'"'"'s help), %d failed; seconds per session: mean %.1f, median %.1f, max %.1f\n",
+			n, what, ok, helped, failed, sum / NR / 1000, v[int((NR + 1) / 2)] / 1000, v[NR] / 1000 }' |
+		tee -a "$report"
+	[ "$failed" -eq 0 ] || die "soak: $failed session(s) failed, see ${report#"$LAB_ROOT"/} and ${LOGS#"$LAB_ROOT"/}/soak-session-*-failed.log"
+}
+
+if [ -n "$transport" ]; then
+	soak_sessions
+	exit 0
+fi
 changed=0
 # shellcheck disable=SC2016
 say "soak: $n boots of each of $(step_slugs | wc -l) steps; results in ${report#"$LAB_ROOT"/}"

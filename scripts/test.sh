@@ -42,7 +42,7 @@ suite() {
 no_build="this build dir holds an imported bundle, with no kernel tree or compiler (make verify-bundle checks it where they are)"
 
 say "static checks"
-mapfile -t scripts < <(cd "$LAB_ROOT" && { ls scripts/*.sh scripts/abi-scan/*.sh guest/*.sh; echo .ci/run; })
+mapfile -t scripts < <(cd "$LAB_ROOT" && { ls scripts/*.sh scripts/tests/*.sh scripts/abi-scan/*.sh guest/*.sh; echo .ci/run; })
 for s in "${scripts[@]}"; do
 	t "shellcheck $s" shellcheck -x "$LAB_ROOT/$s"
 done
@@ -179,6 +179,9 @@ done
 
 say "Ctrl-C, a second command, make clean, time limits, who is blamed"
 suite robust "$lib/test-robust.sh"
+
+say "how a kgdb session ends: through a link that loses gdb's last byte (scripts/tests/test-kgdb-ending.sh)"
+suite kgdb-ending "$lib/tests/test-kgdb-ending.sh"
 
 # The boots and the debugger sessions run as two queues side by side:
 # QEMU's TCG uses one core per guest, and this is a 2-core lab. Each

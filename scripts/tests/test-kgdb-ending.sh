@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# How a kgdb session ends, reproduced without luck. gdb reaches the
+# guest through tests/lossy-link.py, which drops what QEMU 7.2's socket
+# chardev can drop: an acknowledgement that is gdb's last byte before it
+# closes. gdb's own detach ends that way ("D", kgdb's "OK", gdb's "+",
+# close): the guest must stay stuck in kgdb every time, until the safety
+# net (scripts/kgdb-closer.py) finds kgdb re-sending "$OK#9a" and
+# acknowledges it. The lab's endings (lab-release, detach and gdb's own
+# quit, with the lab's gdb helpers loaded) end with "k", which kgdb
+# acknowledges before gdb closes: nothing is lost, the guest boots on.
+# One TAP test per check (scripts/tap.sh). Usage: test-kgdb-ending.sh
+# [STEP] (default: the first step); make test runs it.
+# shellcheck source=../common.sh
+. "$(dirname "$0")/../common.sh"
+# shellcheck source=../debug-session.sh
+. "$(dirname "$0")/../debug-session.sh"
+# shellcheck source=../tap.sh
+. "$(dirname "$0")/../tap.sh"
+lab_lock exclusive
+
+s=$(resolve_step "${1:-$(first_step)}")
+out=$(step_out "$s")
+{ [ -f "$out/bzImage" ] && [ -f "$out/gdb-helpers/vmlinux-gdb.py" ]; } || die "step $s is not built yet (run: make)"
+run=kgdb-ending
+serial=$out/serial-$run.log
+link_log=$out/lossy-link.log
+gdblog=$out/gdb-$run.log
+# how long a stuck guest is watched to make no progress, and how long a
+# released one may take to reach init
+STUCK_S=5 RELEASED_S=60
+# what this test makes the safety net do is its own count, not the lab's
+KGDB_NET_LOG=$out/kgdb-safety-net-$run.log
+rm -f "$KGDB_NET_LOG"
+# the net's report, as TAP comments
+net_report() { # what
+	kgdb_closer_report "$1" 2>"$out/kgdb-net-$run.txt"
+	sed 's/^/# /' "$out/kgdb-net-$run.txt"
+}
+
+began() { grep -q '^LAB-BEGIN' "$serial" 2>/dev/null; }
+wait_began() { # seconds
+	local end=$((SECONDS + $1))
+	until began; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
+# One session: boot to kgdbwait, connect through the lossy link, end it
+# the given way (no ending: gdb's own at the end of a batch session,
+# which is its quit); leaves what the link dropped in DROPPED, gdb's
+# status in GDB_RC.
+session() { # gdb's arguments before it connects... -- the ending's...
+	local before=() after=()
+	while [ "$1" != -- ]; do before+=("$1"); shift; done
+	after=("${@:2}")
+	debug_channel kgdb "$out" 0 "$run"
+	debug_boot "$s" "$run" "$(boot_limit "$(grep -c . "$out/programs")")" "$out/boot-$run.log"
+	rm -f "$link_log"
+	GDB_RC=0
+	run_child "$LIMIT_GDB_EXTRA" gdb "${before[@]}" "${DBG_SETTINGS[@]}" \
+		-ex "target remote | python3 $LAB_ROOT/scripts/tests/lossy-link.py $DBG_WHERE $link_log" \
+		"${after[@]}" -batch "$out/vmlinux" </dev/null >"$gdblog" 2>&1 || GDB_RC=$?
+	DROPPED=$(sed -n 's/^dropped [0-9]*: //p' "$link_log" 2>/dev/null)
+}
+end_guest() { stop_child "$BOOT_PID"; }
+
+# 1. gdb's own detach, as the lab ended kgdb sessions before.
+t0=$SECONDS
+session -q -nx -iex "set confirm off" -- -ex detach
+if [ "$GDB_RC" -eq 0 ] && [ "$DROPPED" = + ] && ! wait_began "$STUCK_S"; then
+	pass "gdb's detach through a link that loses gdb's last byte: the link dropped '+', and the guest made no progress in $STUCK_S s"
+else
+	fail "gdb's detach through a link that loses gdb's last byte leaves the guest stuck (gdb exit $GDB_RC, dropped '$DROPPED', began: $(began && echo yes || echo no); gdb log: ${gdblog#"$LAB_ROOT"/})"
+fi
+kgdb_closer "$DBG_WHERE" "$out/kgdb-end-$run.txt"
+if wait_began "$RELEASED_S"; then :; fi
+net_report "test $run, gdb's detach"
+if [ "$CLOSER_STATE" = "unacknowledged \$OK#9a" ] && began; then
+	pass "the stuck kgdb re-sent \$OK#9a, its reply to gdb's D, when the safety net sent '-'; the net's '+' released it (in $((SECONDS - t0)) s)"
+else
+	fail "the stuck kgdb was waiting for the acknowledgement of \$OK#9a (the net found: '$CLOSER_STATE'; began: $(began && echo yes || echo no))"
+fi
+end_guest
+
+# 2. The lab's endings, with its gdb helpers: lab-release, detach, and
+# gdb's own quit at the end of a batch session.
+gdb_base_args "$out" kgdb
+for ending in lab-release detach quit; do
+	t0=$SECONDS
+	if [ "$ending" = quit ]; then session "${GDB_BASE[@]}" --; else session "${GDB_BASE[@]}" -- -ex "$ending"; fi
+	if [ "$GDB_RC" -eq 0 ] && [ -z "$DROPPED" ] && [ -f "$link_log" ] && wait_began "$RELEASED_S"; then
+		pass "the lab's $ending through the same link: nothing dropped, the guest ran on (in $((SECONDS - t0)) s)"
+	else
+		fail "the lab's $ending through the same link loses nothing (gdb exit $GDB_RC, dropped '$DROPPED', began: $(began && echo yes || echo no); gdb log: ${gdblog#"$LAB_ROOT"/})"
+	fi
+	kgdb_closer "$DBG_WHERE" "$out/kgdb-end-$run.txt"
+	rc=0
+	wait_child "$BOOT_PID" "$(boot_limit "$(grep -c . "$out/programs")")" || rc=$?
+	net_report "test $run, $ending"
+	# (ended: the guest ran to its end before the net looked)
+	if [ "$rc" -eq 0 ] && { [ "$CLOSER_STATE" = running ] || [ "$CLOSER_STATE" = ended ]; }; then
+		pass "after the lab's $ending, the guest ran to its end, and the safety net had nothing to do ($CLOSER_STATE)"
+	else
+		fail "after the lab's $ending, the guest ran to its end (boot.sh: $rc, $(tail -n 1 "$out/boot-$run.log")), and the safety net had nothing to do (it found: '$CLOSER_STATE')"
+	fi
+done
+finish

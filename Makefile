@@ -12,8 +12,11 @@
 #   make docs            the documentation site, in build/site (after make)
 #   make serve-docs      serve it on http://127.0.0.1:8000
 #   make abi-scan        where else? every uapi struct with autofs's problem
-#   make bundle          a workshop in a file: build/abi-lab-COMMIT.tar.xz
-#   make import BUNDLE=F use a bundle instead of building (no compiler needed)
+#   make bundle          a workshop in a file: build/abi-lab-COMMIT.tar.xz, and
+#                        the make import line to hand out (SIGN=KEY: signed too)
+#   make import BUNDLE=F SHA256=HEX
+#                        use the bundle announced instead of building (no
+#                        compiler needed); or SIG=F.sig SIGNER=KEY.pub
 #   make verify-bundle BUNDLE=F
 #                        build from source here, compare with the bundle
 #   make bench           build and boot timings on this machine
@@ -59,10 +62,13 @@ abi-scan:
 	@$(LIB)/lab.sh abi-scan
 
 bundle:
-	@$(LIB)/bundle.sh make
+	@$(LIB)/bundle.sh make $(if $(SIGN),--sign "$(SIGN)")
 
+# which bundle: its SHA256 as make bundle printed it, or a signature
 import:
-	@$(LIB)/bundle.sh import "$(BUNDLE)"
+	@$(LIB)/bundle.sh import "$(BUNDLE)" $(if $(SHA256),--sha256 "$(SHA256)") \
+		$(if $(SIG),--sig "$(SIG)") $(if $(SIGNER),--signer "$(SIGNER)") \
+		$(if $(filter 1,$(UNVERIFIED)),--unverified)
 
 verify-bundle:
 	@$(LIB)/bundle.sh verify "$(BUNDLE)"

@@ -2,11 +2,19 @@
 # A workshop in a file: what booting and debugging every step needs,
 # built once by an instructor, imported on every laptop, and checkable
 # bit for bit against the source by anyone.
-#   bundle.sh make [--fast FILE]
+#   bundle.sh make [--fast FILE] [--sign KEY]
 #                            build/abi-lab-COMMIT.tar.xz (builds what is
-#                            missing); --fast: into FILE, barely
-#                            compressed (make test's round trip)
-#   bundle.sh import FILE    check FILE, lay it out where make puts its output
+#                            missing), and the make import line to hand
+#                            out, with its SHA256; --fast: into FILE,
+#                            barely compressed (make test's round trip);
+#                            --sign: also FILE.sig, made with the OpenSSH
+#                            private key KEY (ssh-keygen -Y sign)
+#   bundle.sh import FILE --sha256 HEX | --sig SIG --signer PUBKEY | --unverified
+#                            check that FILE is the bundle the instructor
+#                            announced (its SHA256, or their signature),
+#                            before anything in it is unpacked; then check
+#                            it is whole and lay it out where make puts
+#                            its output
 #   bundle.sh verify FILE    build from source here and compare every hash
 #   bundle.sh check          (lab.sh) an imported build dir fits this checkout
 # A bundle holds one directory, abi-lab-COMMIT/:
@@ -40,6 +48,17 @@ step_files() { # slug
 		find guest -mindepth 2 -maxdepth 2 -type f -perm -u+x
 	) | LC_ALL=C sort
 }
+# The namespace of a bundle's signature (ssh-keygen -Y sign -n): a
+# signature made for anything else does not verify as a bundle's.
+SIG_NAMESPACE=abi-lab-bundle
+# What of a bundle the host runs: the gdb helpers (the kernel's
+# vmlinux-gdb.py and its package, and the step's generated constants),
+# which make gdb and make kgdb source into gdb. Everything else is data,
+# or runs inside QEMU.
+host_code() { # the bundle's directory: its files the host runs, one per line
+	(cd "$1" && find steps -path '*/gdb-helpers/*' -name '*.py' -o -name lab_constants.py) | LC_ALL=C sort
+}
+
 # The docs' part of the scanner's output.
 SCAN_FILES="where-else-table.md where-else-counts.md where-else-failed.md where-else-nothing.md report.txt"
 
@@ -62,15 +81,19 @@ Check out the bundle's commit:  git fetch && git checkout ${want:0:12}
 or ask for a bundle of ${have:0:12} (made with: make bundle)."
 }
 
-make_bundle() { # [--fast FILE]
-	local commit name stage s f t0=$SECONDS size xz=(xz -T0 -6) file
+make_bundle() { # [--fast FILE] [--sign KEY]
+	local commit name stage s f t0=$SECONDS size xz=(xz -T0 -6) file key='' sum
 	commit=$(lab_commit)
 	name=abi-lab-${commit:0:12}
 	file=$BUILD_DIR/$name.tar.xz
-	if [ "${1:-}" = --fast ]; then
-		xz=(xz -T0 -0)
-		file=${2:?usage: bundle.sh make --fast FILE}
-	fi
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--fast) [ $# -ge 2 ] || die "usage: bundle.sh make [--fast FILE] [--sign KEY]"; xz=(xz -T0 -0) file=$2; shift 2 ;;
+		--sign) [ $# -ge 2 ] || die "usage: bundle.sh make [--fast FILE] [--sign KEY]"; key=$2; shift 2 ;;
+		*) die "usage: bundle.sh make [--fast FILE] [--sign KEY]" ;;
+		esac
+	done
+	[ -z "$key" ] || [ -f "$key" ] || die "SIGN=$key: no such private key (an OpenSSH key, e.g. ~/.ssh/id_ed25519)"
 	[ -z "$(git -C "$LAB_ROOT" status --porcelain --untracked-files=no)" ] ||
 		die "the checkout has changes that are not committed: a bundle names the commit it was built from. Commit them (or stash them) first."
 	"$lib/lab.sh" build
@@ -109,9 +132,64 @@ make_bundle() { # [--fast FILE]
 		bash "$BUILD_DIR/bundle" "$name" "$(source_epoch)" "$file" "${xz[@]}"
 	rm -rf "$BUILD_DIR/bundle"
 	size=$(stat -c %s "$file")
+	sum=$(sha256sum "$file" | cut -d' ' -f1)
 	say "bundle: ${file#"$LAB_ROOT"/}, $((size / 1048576)) MiB, made in $((SECONDS - t0)) s"
-	info "sha256 $(sha256sum "$file" | cut -d' ' -f1)"
-	info "on each laptop, in a checkout of commit ${commit:0:12}:  make import BUNDLE=path/to/${file##*/}"
+	info "sha256 $sum"
+	if [ -n "$key" ]; then
+		rm -f "$file.sig"
+		run_shown ssh-keygen -q -Y sign -f "$key" -n "$SIG_NAMESPACE" "$file" >"$LOGS/bundle-sign.log" 2>&1 ||
+			die "ssh-keygen could not sign with $key (see $LOGS/bundle-sign.log)"
+		info "signature: ${file#"$LAB_ROOT"/}.sig (namespace $SIG_NAMESPACE)"
+	fi
+	# the line to hand out: the hash goes by another way than the file
+	say "hand this line out apart from the file (on the board, the workshop's page), with commit ${commit:0:12}"
+	info "(BUNDLE= is where the file is on the laptop):"
+	echo "    make import BUNDLE=${file##*/} SHA256=$sum"
+	[ -z "$key" ] ||
+		echo "    or: make import BUNDLE=${file##*/} SIG=${file##*/}.sig SIGNER=<your public key, from a place the room trusts>"
+}
+
+# Is FILE the bundle the instructor announced? Checked on the file as it
+# came, before any of it is unpacked: its SHA256 against the one given
+# apart from it, or an OpenSSH signature against a public key the
+# learner trusts. A SHA256SUMS inside the bundle cannot tell: whoever
+# changed a file can write it again.
+check_identity() { # file sha256 sig signer unverified
+	local file=$1 want=${2,,} sig=$3 signer=$4 have allowed
+	if [ -n "$want" ]; then
+		[[ $want =~ ^[0-9a-f]{64}$ ]] ||
+			die "SHA256=$2 is not a SHA256 (64 hex digits, as make bundle prints it)"
+		have=$(sha256sum "$file" | cut -d' ' -f1)
+		[ "$have" = "$want" ] || die "${file##*/} has the SHA256 $have,
+not the $want you were given: it is not the bundle that was announced (or the
+hash was mistyped). Nothing was imported. Ask your instructor for the bundle
+again, or compare the hash letter by letter."
+		IDENTITY="its SHA256, as given"
+	elif [ -n "$sig" ]; then
+		[ -f "$sig" ] || die "SIG=$sig: no such signature file"
+		[ -f "$signer" ] || die "SIG= needs SIGNER=, the instructor's public key (a .pub file from a place you trust, not from the USB stick the bundle came on)"
+		allowed=$(mktemp)
+		printf 'instructor namespaces="%s" %s
+' "$SIG_NAMESPACE" "$(head -n 1 "$signer")" >"$allowed"
+		if ! run_shown ssh-keygen -Y verify -f "$allowed" -I instructor -n "$SIG_NAMESPACE" -s "$sig" \
+			<"$file" >"$LOGS/import-verify.log" 2>&1; then
+			rm -f "$allowed"
+			die "${file##*/}: its signature $sig does not verify with the key $signer: it is not the bundle that was announced (ssh-keygen said: $(tail -n 1 "$LOGS/import-verify.log")). Nothing was imported."
+		fi
+		rm -f "$allowed"
+		IDENTITY="signed by $(ssh-keygen -l -f "$signer" | cut -d' ' -f2)"
+	elif [ "$5" = 1 ]; then
+		warn "UNVERIFIED=1: importing ${file##*/} without checking that it is the bundle you meant. Its gdb helpers will run as you when you type make gdb. Only do this with a bundle you made yourself."
+		IDENTITY="NOT CHECKED (UNVERIFIED=1)"
+	else
+		die "make import needs to know which bundle your instructor announced. Ask them for
+the line make bundle printed, and type it as it is:
+  make import BUNDLE=${file##*/} SHA256=<the 64 hex digits>
+(or, if they sign bundles: SIG=${file##*/}.sig SIGNER=<their public key .pub,
+from a place you trust>). A bundle carries Python that make gdb runs on this
+machine (the kernel's gdb helpers); the SHA256SUMS inside it only shows that it
+was not damaged on the way, not whose it is. Nothing was imported."
+	fi
 }
 
 # Unpack FILE into $BUILD_DIR/import; leaves the bundle's directory in DIR.
@@ -131,19 +209,36 @@ unpack() { # file [tar member patterns...]
 	DIR=${dirs[0]%/}
 }
 
-import_bundle() { # file
-	local file=$1 s t0 bad steps
+import_bundle() { # file --sha256 HEX | --sig SIG --signer PUBKEY | --unverified
+	local file=${1:-} s t0 bad steps sha='' sig='' signer='' unverified=0 code
+	[ $# -ge 1 ] && shift
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--sha256 | --sig | --signer) [ $# -ge 2 ] || die "bundle.sh import: $1 needs a value" ;;&
+		--sha256) sha=$2; shift 2 ;;
+		--sig) sig=$2; shift 2 ;;
+		--signer) signer=$2; shift 2 ;;
+		--unverified) unverified=1; shift ;;
+		*) die "usage: bundle.sh import FILE --sha256 HEX | --sig SIG --signer PUBKEY | --unverified" ;;
+		esac
+	done
+	[ -n "$file" ] || die "make import needs BUNDLE=, the path of the abi-lab-*.tar.xz"
+	[ -f "$file" ] || die "no bundle at $file (BUNDLE= takes the path of an abi-lab-*.tar.xz)"
 	"$lib/deps.sh" --run
 	t0=$SECONDS
+	check_identity "$file" "$sha" "$sig" "$signer" "$unverified"
+	# from here, a refusal leaves no half-import behind
+	trap 'rm -rf "$BUILD_DIR/import"; lab_cleanup' EXIT
 	unpack "$file"
 	same_commit "$DIR/BUNDLE"
 	if ! bad=$(cd "$DIR" && sha256sum --quiet -c SHA256SUMS 2>&1); then
-		die "$file is damaged or was changed: these files do not match its SHA256SUMS:
+		die "$file is damaged: these files do not match its SHA256SUMS:
 $bad"
 	fi
 	steps=$(step_slugs | tr '\n' ' ')
 	[ "$(field "$DIR/BUNDLE" steps)" = "$steps" ] ||
 		die "the bundle has the steps $(field "$DIR/BUNDLE" steps)but this checkout has $steps"
+	mapfile -t code < <(host_code "$DIR")
 	# what make would have put here; a kernel tree, if any, stays
 	rm -rf "$BUILD_DIR/steps" "$BUILD_DIR/debian/debian.cpio.lz4" "$BUILD_DIR/abi-scan"
 	mkdir -p "$BUILD_DIR/debian"
@@ -157,9 +252,14 @@ $bad"
 		cat "$DIR/BUNDLE"
 		echo "imported-from: $(realpath "$file")"
 		echo "imported: $(date -u '+%Y-%m-%d %H:%M UTC')"
+		echo "sha256: $(sha256sum "$file" | cut -d' ' -f1)"
+		echo "identity: $IDENTITY"
 	} >"$BUILD_DIR/bundle.txt"
 	rm -rf "$BUILD_DIR/import"
-	say "imported ${file##*/} in $((SECONDS - t0)) s: every step's kernel, initramfs and debug info, checked against its SHA256SUMS"
+	say "imported ${file##*/} in $((SECONDS - t0)) s: the bundle announced ($IDENTITY), whole (every file as its SHA256SUMS says)"
+	info "of its files, ${#code[@]} are Python that this machine runs, in gdb, when you type make gdb or make kgdb:"
+	info "  the kernel's gdb helpers and the lab's constants, steps/*/gdb-helpers/**/*.py and steps/*/lab_constants.py;"
+	info "  everything else is data, or runs inside QEMU"
 	info "built $(field "$BUILD_DIR/bundle.txt" made) with $(field "$BUILD_DIR/bundle.txt" gcc), linux-source $(field "$BUILD_DIR/bundle.txt" linux-source)"
 	info "next: make run STEP=1 (make verify-bundle BUNDLE=... rebuilds from source and compares, where a compiler is)"
 }
@@ -241,7 +341,7 @@ check_imported() {
 
 case ${1:-} in
 make) make_bundle "${@:2}" ;;
-import) import_bundle "${2:?usage: bundle.sh import FILE}" ;;
+import) import_bundle "${@:2}" ;;
 verify) verify_bundle "${2:?usage: bundle.sh verify FILE}" ;;
 check) check_imported ;;
 *) die "usage: bundle.sh make | import FILE | verify FILE | check" ;;

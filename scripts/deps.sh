@@ -10,9 +10,10 @@
 # What runs the lab's kernels and tests them: enough for a build dir
 # that holds an imported bundle (scripts/bundle.sh), which needs no
 # compiler. The docs and the linters are here too, and pahole (dwarves),
-# which the gdb sessions ask about the structs.
+# which the gdb sessions ask about the structs, and ssh-keygen, which
+# signs and checks a bundle (make bundle SIGN=, make import SIG=).
 RUN_PKGS="qemu-system-x86 gdb dwarves make git xz-utils python3 time perl
-iproute2 procps util-linux shellcheck mkdocs mkdocs-material python3-yaml"
+iproute2 procps util-linux shellcheck mkdocs mkdocs-material python3-yaml openssh-client"
 # What builds them, the kernel's own build targets included
 # (headers_install needs rsync, checkpatch.pl perl). Debian's automount
 # runs in the guest, from .debs fetched into build/: it is not installed.

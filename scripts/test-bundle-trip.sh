@@ -23,16 +23,26 @@ fi
 
 # logs under the build dir: they are comments here
 run() { "$@" 2>&1 | sed -u 's/^/# /'; }
-if run "$lib/bundle.sh" make --fast "$tmp/abi-lab.tar.xz" && [ -s "$tmp/abi-lab.tar.xz" ]; then
+mkdir -p "$tmp"
+if run "$lib/bundle.sh" make --fast "$tmp/abi-lab.tar.xz" | tee "$tmp/bundle.out" && [ -s "$tmp/abi-lab.tar.xz" ]; then
 	pass "make bundle packs this build ($(($(stat -c %s "$tmp/abi-lab.tar.xz") / 1048576)) MiB, barely compressed)"
 else
 	fail "make bundle packs this build"
 fi
-if run make -s -C "$LAB_ROOT" import BUNDLE="$tmp/abi-lab.tar.xz" BUILD_DIR="$laptop" &&
-	[ -f "$laptop/bundle.txt" ]; then
-	pass "make import lays the bundle out in a new build dir"
+# the line make bundle prints for the room, as a learner types it
+line=$(sed -n 's/^#  *\(make import BUNDLE=abi-lab.tar.xz SHA256=[0-9a-f]\{64\}\)$/\1/p' "$tmp/bundle.out")
+read -r -a words <<<"$line"
+if [ ${#words[@]} -eq 4 ] && [ "${words[3]#SHA256=}" = "$(sha256sum "$tmp/abi-lab.tar.xz" | cut -d' ' -f1)" ]; then
+	pass "make bundle prints the make import line to hand out, with the bundle's SHA256"
 else
-	fail "make import lays the bundle out in a new build dir"
+	fail "make bundle prints the make import line to hand out, with the bundle's SHA256 (it printed: '$line')"
+fi
+# (BUNDLE= is where the file is on the laptop)
+if run make -s -C "$LAB_ROOT" import BUNDLE="$tmp/abi-lab.tar.xz" "${words[3]}" BUILD_DIR="$laptop" &&
+	[ -f "$laptop/bundle.txt" ]; then
+	pass "that make import line lays the bundle out in a new build dir"
+else
+	fail "that make import line lays the bundle out in a new build dir"
 fi
 differ=()
 for s in $(step_slugs); do

@@ -1,5 +1,5 @@
 # Step 1: the kernel writes 304-byte packets into a stream pipe.
-# Run by scripts/gdb.sh (make gdb STEP=1, make kgdb STEP=1), which has
+# Run by scripts/gdb/gdb.sh (make gdb STEP=1, make kgdb STEP=1), which has
 # loaded vmlinux, the kernel's gdb helpers and gdb-scripts/lab, and
 # connected to the guest, stopped before init. Each lab-value line is a
 # record that make test checks (steps/01-padding/gdb-checks); the

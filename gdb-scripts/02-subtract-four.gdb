@@ -1,5 +1,5 @@
 # Step 2: the kernel writes 300 bytes to a compat (32-bit) daemon.
-# Run by scripts/gdb.sh (make gdb STEP=2, make kgdb STEP=2), which has
+# Run by scripts/gdb/gdb.sh (make gdb STEP=2, make kgdb STEP=2), which has
 # loaded vmlinux, the kernel's gdb helpers and gdb-scripts/lab, and
 # connected to the guest, stopped before init. Each lab-value line is a
 # record that make test checks (steps/02-subtract-four/gdb-checks).

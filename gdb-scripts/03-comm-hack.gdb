@@ -1,5 +1,5 @@
 # Step 3: 300 bytes for compat daemons, unless current->comm is
-# "automount". Run by scripts/gdb.sh (make gdb STEP=3, make kgdb
+# "automount". Run by scripts/gdb/gdb.sh (make gdb STEP=3, make kgdb
 # STEP=3), which has loaded vmlinux, the kernel's gdb helpers and
 # gdb-scripts/lab, and connected to the guest, stopped before init.
 # Each lab-value line is a record that make test checks

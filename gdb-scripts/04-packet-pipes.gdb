@@ -1,6 +1,6 @@
 # Step 4: packetized pipes. The kernel writes 304 bytes, a 300-byte read
 # takes one packet and the rest of it is thrown away.
-# Run by scripts/gdb.sh (make gdb STEP=4, make kgdb STEP=4), which has
+# Run by scripts/gdb/gdb.sh (make gdb STEP=4, make kgdb STEP=4), which has
 # loaded vmlinux, the kernel's gdb helpers and gdb-scripts/lab, and
 # connected to the guest, stopped before init. Each lab-value line is a
 # record that make test checks (steps/04-packet-pipes/gdb-checks); the

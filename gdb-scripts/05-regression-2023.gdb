@@ -1,6 +1,6 @@
 # Step 5: the 2023 regression. The pipe code still has packet mode, but
 # the mount path no longer puts the daemon's pipe into it.
-# Run by scripts/gdb.sh (make gdb STEP=5, make kgdb STEP=5), which has
+# Run by scripts/gdb/gdb.sh (make gdb STEP=5, make kgdb STEP=5), which has
 # loaded vmlinux, the kernel's gdb helpers and gdb-scripts/lab, and
 # connected to the guest, stopped before init. Each lab-value line is a
 # record that make test checks (steps/05-regression-2023/gdb-checks);

@@ -1,5 +1,5 @@
 # Loader of the lab's gdb helpers, as vmlinux-gdb.py is for the kernel's
-# own (scripts/gdb/linux): scripts/gdb.sh sources this after
+# own (scripts/gdb/linux): scripts/gdb/gdb.sh sources this after
 # build/steps/SLUG/gdb-helpers/vmlinux-gdb.py and the step's vmlinux. One module per
 # subject in gdb-scripts/lab/:
 #   lab.checks    lab-value: a named record for make test

@@ -3,7 +3,7 @@
 # the step's programs listed in /lab/programs (lab.mode=demo) or gives a
 # shell (lab.mode=shell), and powers off: QEMU runs with -no-reboot.
 # Time limits come from the kernel command line only (the host's table,
-# scripts/limits.sh, passed by scripts/boot.sh): lab.read_ms= a daemon's
+# scripts/lib/limits.sh, passed by scripts/boot/boot.sh): lab.read_ms= a daemon's
 # wait for a packet, lab.watchdog= each program's own limit,
 # lab.prog_timeout= init's. None has a default here or in the programs.
 
@@ -40,7 +40,7 @@ for kv in "read_ms=$read_ms" "watchdog=$watchdog" "prog_timeout=$prog_timeout"; 
 	0* | *[!0-9]* | '') bad_limits="$bad_limits lab.$kv" ;;
 	esac
 done
-limits_error="no valid limit on the kernel command line for:${bad_limits} (scripts/boot.sh passes the table of scripts/limits.sh); no program runs without its limits"
+limits_error="no valid limit on the kernel command line for:${bad_limits} (scripts/boot/boot.sh passes the table of scripts/lib/limits.sh); no program runs without its limits"
 
 # The RESULT line of a run that did not print one of its own, with the
 # one writer of the guest's shell scripts: always verdict=error.
@@ -139,7 +139,7 @@ finish_debian() {
 
 run_demo() {
 	echo "LAB-BEGIN step=$step kernel=$(uname -r) machine=$(uname -m)"
-	# Under a debugger (lab.debian=off, scripts/gdb.sh) only the lab's
+	# Under a debugger (lab.debian=off, scripts/gdb/gdb.sh) only the lab's
 	# own programs run, one at a time, so that a breakpoint on "the
 	# automount" meets that one and not Debian's, running alongside.
 	if [ "$debian" = off ]; then

@@ -3,7 +3,7 @@
  * The one RESULT line every guest program ends with.  Its format is
  * documented in guest/README.md, written only by result_format() and, for
  * programs that never got to print one, by result_line() in result.sh; the
- * host parses it in one place (scripts/results.py).
+ * host parses it in one place (scripts/labhost/results.py).
  */
 #ifndef LAB_RESULT_H
 #define LAB_RESULT_H

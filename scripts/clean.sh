@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # make clean: remove the build directory, if it is one the lab made (it
 # has the mark .lab-build-dir), and nothing else.
-# shellcheck disable=SC2034 # read by common.sh: do not make or mark it
-LAB_NO_CLAIM=1
-# shellcheck source=common.sh
-. "$(dirname "$0")/common.sh"
+# shellcheck source=lib/core.sh
+. "$(dirname "$0")/lib/core.sh"
+# do not make or mark it, and do not read steps/ (a broken step must
+# not stop a clean)
+lab_setup --no-claim
 
 [ -e "$BUILD_DIR" ] || { say "nothing to clean: $BUILD_DIR does not exist"; exit 0; }
 if [ ! -d "$BUILD_DIR" ] || [ -L "$BUILD_DIR" ]; then

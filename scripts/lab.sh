@@ -1,33 +1,72 @@
 #!/usr/bin/env bash
-# The lab's entry points, called by the Makefile. STEP is a step's number
-# or its name (1 or 01-padding).
-#   lab.sh all             build every step, run its guest, print the matrix
-#   lab.sh run STEP        build the step, run its guest, print its transcript
-#   lab.sh shell STEP      build the step and boot it with an interactive shell
-#   lab.sh build [STEP..]  build kernels and guests only (every step by default)
-#   lab.sh abi-scan        every uapi struct with autofs's problem
-#                          (scripts/abi-scan/, on the pristine step's headers)
-# shellcheck source=common.sh
-. "$(dirname "$0")/common.sh"
-# shellcheck source=accel.sh
-. "$(dirname "$0")/accel.sh"
+# The lab's one entry point: the Makefile runs `lab.sh COMMAND ...`, and
+# so can you. STEP is a step's number or its name (1 or 01-padding).
+#   lab.sh all                  build every step, boot each, print the matrix
+#   lab.sh run STEP             build the step, boot it, print its transcript
+#   lab.sh shell STEP           build the step, boot it with a busybox shell
+#   lab.sh build [STEP...]      build kernels and guests only (every step by default)
+#   lab.sh abi-scan             every uapi struct with autofs's problem
+#   lab.sh gdb|kgdb STEP [--batch] [--tcp]     gdb/gdb.sh
+#   lab.sh test [--tier check] [--suite NAME]  tests/run.sh
+#   lab.sh docs [--serve]                      docs/docs.sh
+#   lab.sh bundle|import|verify-bundle ...     bundle/bundle.sh
+#   lab.sh bench | soak N ...                  bench/
+#   lab.sh try ...                             verdict/try.sh
+#   lab.sh clean                remove the build dir (only one the lab made)
+# scripts/README.md says which file does what.
+set -euo pipefail
+here=$(dirname "$0")
+cmd=${1:-}
+[ $# -eq 0 ] || shift
+# The Debian packages first, for every command but clean: the rest needs
+# python3 (the step model) and more; an imported bundle needs only what
+# runs it (make import: before there is one).
+case $cmd in
+clean | '') ;;
+import) "$here/source/deps.sh" --run ;;
+all | run | shell | build | abi-scan | gdb | kgdb | test | docs | bundle | verify-bundle | bench | soak | try)
+	"$here/source/deps.sh" ;;
+esac
+# the commands of a stage of their own
+case $cmd in
+gdb) exec "$here/gdb/gdb.sh" gdbstub "$@" ;;
+kgdb) exec "$here/gdb/gdb.sh" kgdb "$@" ;;
+test) exec "$here/tests/run.sh" "$@" ;;
+docs) exec "$here/docs/docs.sh" "$@" ;;
+bundle) exec "$here/bundle/bundle.sh" make "$@" ;;
+import) exec "$here/bundle/bundle.sh" import "$@" ;;
+verify-bundle) exec "$here/bundle/bundle.sh" verify "$@" ;;
+bench) exec "$here/bench/bench.sh" "$@" ;;
+soak) exec "$here/bench/soak.sh" "$@" ;;
+try) exec "$here/verdict/try.sh" "$@" ;;
+clean) exec "$here/clean.sh" "$@" ;;
+all | run | shell | build | abi-scan) ;;
+*)
+	echo "usage: lab.sh all | run STEP | shell STEP | build [STEP...] | abi-scan | gdb|kgdb STEP ... | test ... | docs ... | bundle ... | import ... | verify-bundle ... | bench | soak ... | try ... | clean" >&2
+	exit 2
+	;;
+esac
+
+# shellcheck source=lib/core.sh
+. "$here/lib/core.sh"
+lab_setup
+# shellcheck source=boot/accel.sh
+. "$SCRIPTS/boot/accel.sh"
 lab_lock exclusive
-lib=$LAB_ROOT/scripts
 
 build() { # slugs (all when none)
 	local s steps=("$@")
 	[ -z "${PLAIN_FOR:-}" ] || info "BUILD_DIR=\"$PLAIN_FOR\" has a space or a colon, which kbuild refuses in a path: the lab works in it as $BUILD_DIR, and keeps the kernel tree in $KSRC"
-	"$lib/deps.sh"
 	# an imported bundle (make import) is what a build would have made
 	if lab_imported; then
-		"$lib/bundle.sh" check
+		"$SCRIPTS/bundle/bundle.sh" check
 		return
 	fi
 	[ ${#steps[@]} -gt 0 ] || mapfile -t steps < <(step_slugs)
-	"$lib/kernel-tree.sh"
-	"$lib/kernel-build.sh" "${steps[@]}"
+	"$SCRIPTS/tree/kernel-tree.sh"
+	"$SCRIPTS/kernel/kernel-build.sh" "${steps[@]}"
 	for s in "${steps[@]}"; do
-		"$lib/guest-build.sh" "$s"
+		"$SCRIPTS/guest/guest-build.sh" "$s"
 	done
 }
 
@@ -37,49 +76,51 @@ run_step() {
 	out=$(step_out "$s")
 	choose_accel "$out/bzImage"
 	say "step $(step_number "$s"), $(step_title "$s"): booting branch $s in QEMU (${ACCEL^^})"
-	"$lib/boot.sh" demo "$s"
+	"$SCRIPTS/boot/boot.sh" demo "$s"
 	info "guest finished in $(cat "$out/boot-seconds") s; transcript: ${out#"$LAB_ROOT"/}/transcript.txt"
 }
 
-case ${1:-} in
+usage="lab.sh all | run STEP | shell STEP | build [STEP...] | abi-scan"
+parse_args "$usage" -- "$@"
+case $cmd in
 all)
+	[ ${#ARGS[@]} -eq 0 ] || usage_error "$usage"
 	build
 	for s in $(step_slugs); do
 		run_step "$s"
-		python3 "$lib/results.py" show "$(step_out "$s")/transcript.txt" | sed 's/^/    /'
+		python3 -m labhost.results show "$(step_out "$s")/transcript.txt" | sed 's/^/    /'
 	done
 	echo
 	say "outcome matrix (measured in the guest, every step)"
-	"$lib/verdicts.sh" matrix
+	"$SCRIPTS/verdict/verdicts.sh" matrix
 	;;
-run)
-	s=$(resolve_step "${2:-}")
+run | shell)
+	[ ${#ARGS[@]} -eq 1 ] || usage_error "$usage"
+	s=$(resolve_step "${ARGS[0]}")
 	build "$s"
+	if [ "$cmd" = shell ]; then
+		"$SCRIPTS/boot/boot.sh" shell "$s"
+		exit
+	fi
 	run_step "$s"
 	echo
 	cat "$(step_out "$s")/transcript.txt"
 	echo
 	say "step $(step_number "$s"), $(step_title "$s"), against history"
-	"$lib/verdicts.sh" check "$s"
-	;;
-shell)
-	s=$(resolve_step "${2:-}")
-	build "$s"
-	"$lib/boot.sh" shell "$s"
+	"$SCRIPTS/verdict/verdicts.sh" check "$s"
 	;;
 build)
-	shift
 	slugs=()
-	for a in "$@"; do slugs+=("$(resolve_step "$a")"); done
+	for a in "${ARGS[@]}"; do slugs+=("$(resolve_step "$a")"); done
 	build "${slugs[@]}"
 	;;
 abi-scan)
+	[ ${#ARGS[@]} -eq 0 ] || usage_error "$usage"
 	! lab_imported || die "make abi-scan compiles every uapi header: an imported bundle has no compiler or kernel tree.
 Its report is in ${BUILD_DIR#"$LAB_ROOT"/}/abi-scan/ (the docs' Where else? page shows it); a build from source (make clean, make) can scan."
 	s=$(pristine_step)
 	build "$s"
-	"$lib/abi-scan/abi-scan.sh" --uapi "$(step_out "$s")/uapi" --ksrc "$KSRC" \
+	"$SCRIPTS/abi-scan/abi-scan.sh" --uapi "$(step_out "$s")/uapi" --ksrc "$KSRC" \
 		--out "$BUILD_DIR/abi-scan"
 	;;
-*) die "usage: lab.sh all | run STEP | shell STEP | build [STEP...] | abi-scan" ;;
 esac

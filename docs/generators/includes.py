@@ -5,7 +5,7 @@ directory, or a note naming the command that records it:
     includes.py GEN BUILD FIRST-STEP [options]
       --step SLUG=N      a step and its number (repeat, in order)
       --gdb SLUG         a step with a gdb script (repeat)
-      --limit NAME=VALUE the limits of scripts/limits.sh, and BOOT_PER_PROGRAM
+      --limit NAME=VALUE the limits of scripts/lib/limits.sh, and BOOT_PER_PROGRAM
                          (what boot_limit adds per program)
 
 into GEN (build/docs-gen):
@@ -16,7 +16,7 @@ into GEN (build/docs-gen):
   bench.md                   the timings of the last make (and make bench)
   not-yet.txt                what shows a note, and the commands that make it
 Pages name the build directory's files as build/...: GEN/root/build is a
-link to BUILD. Called by scripts/docs.sh, which boots and scans nothing."""
+link to BUILD. Called by scripts/docs/docs.sh, which boots and scans nothing."""
 
 import argparse
 import os
@@ -62,7 +62,7 @@ class Includes:
         log = self.out(slug, "gdb-%s.log" % transport)
         done = any(line.startswith("LAB-GDB-DONE") for line in (read(log) or "").splitlines())
         if not done:
-            self.not_yet(name, log, "scripts/gdb.sh %s %s --batch" % (transport, n),
+            self.not_yet(name, log, "scripts/gdb/gdb.sh %s %s --batch" % (transport, n),
                          " (so does `make %s STEP=%s` with a `quit` at its prompt,"
                          " and `make test` for every step)" % (target, n))
             return
@@ -82,7 +82,7 @@ class Includes:
             if f == "qemu-demo":
                 self.not_yet(name, path, "make run STEP=%s" % n)
             else:
-                self.not_yet(name, path, "scripts/gdb.sh gdbstub %s --batch" % n,
+                self.not_yet(name, path, "scripts/gdb/gdb.sh gdbstub %s --batch" % n,
                              " (so does `make gdb STEP=%s`, and `make test` for every step)" % n)
             return
         code = '```sh\n--8<-- "build/steps/%s/%%s.cmdline"\n```\n' % slug
@@ -118,7 +118,7 @@ class Includes:
             ("`LIMIT_RUN`", lim["LIMIT_RUN"], "a whole lab command (`make`, `make test`)"),
         ]
         write(os.path.join(self.gen, "limits.md"),
-              "From `scripts/limits.sh`, the one table of the lab's time limits;"
+              "From `scripts/lib/limits.sh`, the one table of the lab's time limits;"
               " each ends before the one after it.\n\n"
               "| limit | seconds | what it bounds |\n|---|---|---|\n"
               + "".join("| %s | %s | %s |\n" % r for r in rows))

@@ -17,7 +17,7 @@ gdb's). Every number in the picture comes from these files.
 
 The SVG has no XML prolog, no blank line and no external reference, so it
 can be inlined into a Markdown page (docs.sh does that with snippets).
-Called by scripts/docs.sh; stdlib only.
+Called by scripts/docs/docs.sh; stdlib only.
 """
 
 import math
@@ -27,6 +27,7 @@ import subprocess
 import sys
 import textwrap
 
+from labhost.limits import limit
 from svg import Svg  # docs/generators/svg.py, next to this script
 
 STRUCT = "autofs_v5_packet"
@@ -45,7 +46,7 @@ def ptype(elf):
     """The text of `ptype /o struct STRUCT` in ELF, from gdb."""
     cmd = ["gdb", "-batch", "-nx", "-ex", "ptype /o struct " + STRUCT, elf]
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=limit("LIMIT_SHORT"))
     except (OSError, subprocess.TimeoutExpired) as e:
         die("%s: %s" % (" ".join(cmd), e))
     if out.returncode != 0 or "total size" not in out.stdout:

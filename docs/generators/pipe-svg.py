@@ -20,7 +20,7 @@ scripts/labhost/results.py. The script refuses to draw when the results do not
 say what it needs.
 
 The SVG has no XML prolog, no blank line and no external reference, so it
-can be inlined into a Markdown page. Called by scripts/docs.sh, with
+can be inlined into a Markdown page. Called by scripts/docs/docs.sh, with
 scripts/ in PYTHONPATH; stdlib only.
 """
 

@@ -11,7 +11,7 @@ writes into OUT_DIR (build/docs-gen):
   timeline.md          the home page's timeline
   sources-table.md     the sources page's list
   history-SLUG.md      each step page's box of the history it replays
-Called by scripts/docs.sh (PYTHONPATH=scripts: the step model,
+Called by scripts/docs/docs.sh (PYTHONPATH=scripts: the step model,
 scripts/labhost/)."""
 
 import os

@@ -8,7 +8,7 @@ import subprocess
 import gdb
 
 from lab.checks import emit
-from lab.paths import step_out
+from lab.given import limit, step_out
 
 
 def i386_program(prog):
@@ -92,7 +92,7 @@ would call the 300-byte i386 layout __packed__, which it is not."""
             gdb.write("pahole -C %s %s (%s):\n" % (args[0], path, abi))
             try:
                 out = subprocess.run(["pahole", "--suppress_packed", "-C", args[0], path],
-                                     capture_output=True, text=True, timeout=60)
+                                     capture_output=True, text=True, timeout=limit("short"))
             except (OSError, subprocess.TimeoutExpired) as e:
                 raise gdb.GdbError("lab-pahole: %s" % e)
             gdb.write(out.stdout + out.stderr)

@@ -17,7 +17,7 @@ def value_text(v):
 
 
 def emit(name, text):
-    """One named record; scripts/gdbcheck.py finds the values by name."""
+    """One named record; scripts/tests/gdbcheck.py finds the values by name."""
     if not re.match(r"^[a-z][a-z0-9_]*$", name):
         raise gdb.GdbError("lab: value names are lower_case words, not %r" % name)
     gdb.write("LAB-VALUE %s=%s\n" % (name, text))

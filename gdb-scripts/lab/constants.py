@@ -1,4 +1,4 @@
-# Constants from the step's own kernel tree. scripts/kernel-build.sh runs
+# Constants from the step's own kernel tree. scripts/kernel/kernel-build.sh runs
 # gdb-scripts/lab/constants.py.in through that tree's C preprocessor, as
 # the kernel does for scripts/gdb/linux/constants.py.in, and writes
 # build/steps/SLUG/lab_constants.py next to the step's vmlinux; that
@@ -12,7 +12,7 @@ import os
 
 import gdb
 
-from lab.paths import step_out
+from lab.given import step_out
 
 
 _loaded = {}

@@ -3,14 +3,7 @@
 
 import gdb
 
-from lab.paths import step_slug
-
-
-def transport():
-    """How gdb reaches the guest, as scripts/gdb.sh says: $lab_transport,
-    "kgdb" or "gdbstub" (None when gdb was started without it)."""
-    v = gdb.convenience_variable("lab_transport")
-    return None if v is None else v.string()
+from lab.given import limit, step_slug, transport
 
 
 def end_session():
@@ -32,15 +25,8 @@ def end_session():
         gdb.execute("detach")
 
 
-def limit(name):
-    """A time limit of scripts/limits.sh, in seconds, as scripts/gdb.sh
-    passes it: $lab_limit_NAME (? when gdb was started without it)."""
-    v = gdb.convenience_variable("lab_limit_" + name)
-    return "?" if v is None else str(int(v))
-
-
 class Done(gdb.Command):
-    """Mark the end of a step script (scripts/gdb.sh looks for it)."""
+    """Mark the end of a step script (scripts/gdb/gdb.sh looks for it)."""
 
     def __init__(self):
         super().__init__("lab-done", gdb.COMMAND_SUPPORT)

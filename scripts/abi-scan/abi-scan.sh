@@ -4,7 +4,8 @@
 #
 #   abi-scan.sh --uapi DIR --ksrc DIR --out DIR [--quiet] [--only GLOBS]
 #
-#   --uapi   installed uapi headers (make headers_install), e.g. build/steps/4/uapi
+#   --uapi   installed uapi headers (make headers_install), e.g.
+#            build/steps/04-packet-pipes/uapi
 #   --ksrc   kernel source tree, grepped for how the kernel copes (compat code)
 #   --out    output and cache directory (report.txt, report.tsv, where-else-*.md)
 #   --quiet  print only the one-line result
@@ -17,21 +18,15 @@
 # pahole's layout dump beside each object. A compile is redone only when
 # its key changes: compiler and pahole versions, flags, and the content of
 # the header and of every file it included. scan.py does the planning and
-# the analysis.
-set -euo pipefail
+# the analysis. Every gcc batch and Python stage runs under the lab's
+# supervisor (scripts/lib/supervise.sh), its time limit LIMIT_SCAN_STAGE
+# cut to the lab command's deadline.
+# shellcheck source=../lib/core.sh
+. "$(dirname "$0")/../lib/core.sh"
+lab_setup
 
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+HERE=$SCRIPTS/abi-scan
 CFLAGS_CHECK="-S -H -MD"
-
-die() {
-	printf 'abi-scan: error: %s\n' "$*" >&2
-	exit 1
-}
-
-usage() {
-	sed -n '5,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
-	exit "${1:-2}"
-}
 
 # Compile jobs, 5 words each: ABI FLAG HEADER OBJBASE PRELUDE (comma-separated
 # headers to include first, or -). Each job is a tiny OBJBASE.c; consecutive
@@ -72,7 +67,8 @@ compile_batch() {
 	dir=$(dirname "$1")
 	local -a srcs=("${@/%/.c}")
 	# shellcheck disable=SC2086 # CFLAGS_CHECK is a list of flags
-	(cd "$dir" && LC_ALL=C timeout 600 gcc "$flag" $CFLAGS_CHECK -I "$UAPI" "${srcs[@]##*/}") \
+	# (bounded by the limit of the whole xargs, run_jobs)
+	(cd "$dir" && LC_ALL=C gcc "$flag" $CFLAGS_CHECK -I "$UAPI" "${srcs[@]##*/}") \
 		2>"$1.batch-err" || true
 	# -H's lines (". FILE", a dot per level; a unit's first is its header,
 	# then gcc's list of files without a guard) go to the unit's .tree.
@@ -117,26 +113,17 @@ run_jobs() {
 	[ "$total" -gt 0 ] || return 0
 	: >"$PROGRESS"
 	if [ "$QUIET" = 0 ]; then
-		(
-			while sleep 3; do
-				printf '  %s %d/%d\n' "$what" "$(wc -l <"$PROGRESS")" "$total"
-			done
-		) &
-		mon=$!
+		# shellcheck disable=SC2016 # the inner bash expands them
+		start_child bash -c 'while sleep 3; do printf "  %s %d/%d\n" "$1" "$(wc -l <"$2")" "$3"; done' \
+			progress "$what" "$PROGRESS" "$total"
+		mon=$CHILD_PID
 	fi
 	export -f compile_jobs compile_batch
 	export UAPI PROGRESS CFLAGS_CHECK
-	# 40 jobs per bash and gcc; bounded: every gcc has its own timeout, the
-	# whole run too
-	timeout 1800 xargs -P "$(nproc)" -n 200 bash -c 'compile_jobs "$@"' _ <"$jobs" ||
-		{
-			[ -z "${mon:-}" ] || kill "$mon" 2>/dev/null
-			die "compiling failed or timed out (see $OUT/cache/obj/*/*.err)"
-		}
-	if [ -n "${mon:-}" ]; then
-		kill "$mon" 2>/dev/null || true
-		wait "$mon" 2>/dev/null || true
-	fi
+	# 40 jobs per bash and gcc; the whole run bounded
+	run_child "$LIMIT_SCAN_STAGE" xargs -P "$(nproc)" -n 200 bash -c 'compile_jobs "$@"' _ <"$jobs" ||
+		die "compiling failed or timed out (see $OUT/cache/obj/*/*.err)"
+	[ -z "${mon:-}" ] || stop_child "$mon"
 	[ "$QUIET" = 1 ] || printf '  %s %d/%d\n' "$what" "$(wc -l <"$PROGRESS")" "$total"
 }
 
@@ -145,7 +132,7 @@ run_jobs() {
 check_multilib() {
 	local f
 	for f in -m32 -mx32 -m64; do
-		echo '#include <linux/types.h>' | timeout 60 gcc "$f" -I "$UAPI" -x c -c - -o /dev/null 2>/dev/null ||
+		echo '#include <linux/types.h>' | run_child "$LIMIT_SHORT" gcc "$f" -I "$UAPI" -x c -c - -o /dev/null 2>/dev/null ||
 			die "gcc $f cannot compile '#include <linux/types.h>': install gcc-multilib (it brings libc6-dev-i386 and libc6-dev-x32)"
 	done
 }
@@ -155,20 +142,11 @@ need() { # need TOOL DEBIAN-PACKAGE
 		die "'$1' not found: install the Debian package $2 (apt-get install $2)"
 }
 
-UAPI="" KSRC="" OUT="" QUIET=0 ONLY=""
-while [ $# -gt 0 ]; do
-	case $1 in
-	--uapi) UAPI=${2:?--uapi needs a directory}; shift 2 ;;
-	--ksrc) KSRC=${2:?--ksrc needs a directory}; shift 2 ;;
-	--out) OUT=${2:?--out needs a directory}; shift 2 ;;
-	--only) ONLY=${2:?--only needs globs}; shift 2 ;;
-	--quiet) QUIET=1; shift ;;
-	-h | --help) usage 0 ;;
-	*) printf 'abi-scan: unknown argument: %s\n' "$1" >&2; usage ;;
-	esac
-done
-if [ -z "$UAPI" ] || [ -z "$KSRC" ] || [ -z "$OUT" ]; then usage; fi
-[ -d "$UAPI" ] || die "--uapi $UAPI: no such directory (the lab installs it with make: build/steps/4/uapi)"
+usage="abi-scan.sh --uapi DIR --ksrc DIR --out DIR [--quiet] [--only GLOBS]"
+parse_args "$usage" --uapi= --ksrc= --out= --only= --quiet -- "$@"
+UAPI=${OPT[uapi]} KSRC=${OPT[ksrc]} OUT=${OPT[out]} QUIET=${OPT[quiet]} ONLY=${OPT[only]}
+if [ -z "$UAPI" ] || [ -z "$KSRC" ] || [ -z "$OUT" ] || [ ${#ARGS[@]} -gt 0 ]; then usage_error "$usage"; fi
+[ -d "$UAPI" ] || die "--uapi $UAPI: no such directory (the lab installs it with make: build/steps/04-packet-pipes/uapi)"
 [ -f "$UAPI/linux/types.h" ] || die "--uapi $UAPI has no linux/types.h: not a headers_install output"
 [ -d "$KSRC" ] || die "--ksrc $KSRC: no such directory (the lab's kernel tree is build/linux)"
 [ -f "$KSRC/Makefile" ] || die "--ksrc $KSRC has no Makefile: not a kernel tree"
@@ -176,7 +154,6 @@ if [ -z "$UAPI" ] || [ -z "$KSRC" ] || [ -z "$OUT" ]; then usage; fi
 need gcc gcc
 need pahole dwarves
 need python3 python3
-need timeout coreutils
 need xargs findutils
 if [ -d "$KSRC/.git" ]; then need git git; fi
 
@@ -193,14 +170,16 @@ args=(--uapi "$UAPI" --out "$OUT" --toolkey "$TOOLKEY" --cflags "$CFLAGS_CHECK X
 q=()
 [ "$QUIET" = 0 ] || q=(--quiet)
 
-say() { [ "$QUIET" = 1 ] || printf '%s\n' "$*"; }
-say "abi-scan: headers $UAPI, kernel tree $KSRC, output $OUT"
-plan=$(timeout 300 python3 "$HERE/scan.py" plan "${args[@]}")
-say "$plan"
+note() { [ "$QUIET" = 1 ] || printf '%s\n' "$*"; }
+note "abi-scan: headers $UAPI, kernel tree $KSRC, output $OUT"
+plan=$(run_child "$LIMIT_SCAN_STAGE" python3 "$HERE/scan.py" plan "${args[@]}" </dev/null) || die "planning the scan failed"
+note "$plan"
 [ ! -s "$OUT/cache/jobs.txt" ] || check_multilib
 run_jobs "$OUT/cache/jobs.txt" compiled
-probe=$(timeout 1800 python3 "$HERE/scan.py" probe objects "${args[@]}")
-[ -z "$probe" ] || say "$probe"
-say "analysing..."
-timeout 600 python3 "$HERE/scan.py" analyze "${args[@]}" --ksrc "$KSRC" "${q[@]}"
-say "abi-scan: done in $((SECONDS - start)) s"
+probe=$(run_child "$LIMIT_SCAN_STAGE" python3 "$HERE/scan.py" probe objects "${args[@]}" </dev/null) ||
+	die "reading the layouts failed"
+[ -z "$probe" ] || note "$probe"
+note "analysing..."
+run_child "$LIMIT_SCAN_STAGE" python3 "$HERE/scan.py" analyze "${args[@]}" --ksrc "$KSRC" "${q[@]}" </dev/null ||
+	die "the analysis failed"
+note "abi-scan: done in $((SECONDS - start)) s"

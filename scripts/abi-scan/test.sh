@@ -5,30 +5,23 @@
 #
 #   test.sh --uapi DIR --ksrc DIR --out DIR
 #
-# Runs the unit tests (unit-tests.py, canned pahole output), scans DIR
-# (reusing its cache) and, in OUT/synthetic, the header
+# Scans DIR (reusing its cache) and, in OUT/synthetic, the header
 # testdata/synthetic.h, whose expected numbers (testdata/expected.tsv) are
 # compiled as _Static_asserts too. One TAP test per check
-# (scripts/tap.sh); exits non-zero if a check failed.
-set -euo pipefail
+# (scripts/lib/tap.sh); exits non-zero if a check failed. (The unit tests
+# on canned pahole output, unit-tests.py, need no kernel: make check.)
+# shellcheck source=../lib/core.sh
+. "$(dirname "$0")/../lib/core.sh"
+lab_setup
+# shellcheck source=../lib/tap.sh
+. "$SCRIPTS/lib/tap.sh"
+tap_begin
 
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-UAPI="" KSRC="" OUT=""
-while [ $# -gt 0 ]; do
-	case $1 in
-	--uapi) UAPI=${2:?}; shift 2 ;;
-	--ksrc) KSRC=${2:?}; shift 2 ;;
-	--out) OUT=${2:?}; shift 2 ;;
-	*) echo "usage: test.sh --uapi DIR --ksrc DIR --out DIR" >&2; exit 2 ;;
-	esac
-done
-if [ -z "$UAPI" ] || [ -z "$KSRC" ] || [ -z "$OUT" ]; then
-	echo "usage: test.sh --uapi DIR --ksrc DIR --out DIR" >&2
-	exit 2
-fi
-
-# shellcheck source=../tap.sh
-. "$HERE/../tap.sh"
+HERE=$SCRIPTS/abi-scan
+usage="test.sh --uapi DIR --ksrc DIR --out DIR"
+parse_args "$usage" --uapi= --ksrc= --out= -- "$@"
+UAPI=${OPT[uapi]} KSRC=${OPT[ksrc]} OUT=${OPT[out]}
+if [ -z "$UAPI" ] || [ -z "$KSRC" ] || [ -z "$OUT" ]; then usage_error "$usage"; fi
 check() { # check DESCRIPTION COMMAND...: ok if the command succeeds; what it said follows a failure
 	local what=$1 out
 	shift
@@ -42,9 +35,11 @@ field() {
 		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 		$1 == n { print $col[c]; exit }' "$1"
 }
-sizes() { # sizes FILE NAME: i386/x86_64/x32
-	printf '%s/%s/%s' "$(field "$1" "$2" size_i386)" "$(field "$1" "$2" size_x86_64)" \
-		"$(field "$1" "$2" size_x32)"
+sizes() { # sizes FILE NAME: in the order of guest/abis (i386/x86_64/x32)
+	local abi out=()
+	for abi in "${GUEST_ABIS[@]}"; do out+=("$(field "$1" "$2" "size_$abi")"); done
+	local IFS=/
+	printf '%s' "${out[*]}"
 }
 eq() { # eq GOT WANT, saying what differs
 	[ "$1" = "$2" ] && return 0
@@ -61,19 +56,15 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 log=$OUT/test-scan.log
 
-# --- unit tests: their lines count as ours
-tap_run python3 "$HERE/unit-tests.py"
-
 # proves ABI FILE: gcc with ABI's flag accepts FILE (-I UAPI_DIR)
 proves() {
-	gcc "$(abi_flag "$1")" -fsyntax-only -I "$3" "$2" 2>"$2.err"
+	run_child "$LIMIT_SHORT" gcc "${GUEST_ABI_FLAG[$1]}" -fsyntax-only -I "$3" "$2" </dev/null 2>"$2.err"
 }
 refuted() { ! proves "$@"; }
-abi_flag() { case $1 in i386) echo -m32 ;; x86_64) echo -m64 ;; x32) echo -mx32 ;; esac; }
 
 # --- the real headers
 rc=0
-timeout 900 "$HERE/abi-scan.sh" --uapi "$UAPI" --ksrc "$KSRC" --out "$OUT" --quiet >"$log" 2>&1 || rc=$?
+run_child "$LIMIT_SCAN" "$HERE/abi-scan.sh" --uapi "$UAPI" --ksrc "$KSRC" --out "$OUT" --quiet </dev/null >"$log" 2>&1 || rc=$?
 check "abi-scan.sh scans $UAPI" eq "$rc" 0
 [ "$rc" = 0 ] || tail -20 "$log" | sed 's/^/#   /'
 R=$OUT/report.tsv A=$OUT/all-types.tsv
@@ -124,12 +115,12 @@ fi
 # (How long it takes is make bench's to measure, on an idle machine: a
 # timed check fails on a busy one.)
 t0=$(date +%s%N)
-timeout 120 "$HERE/abi-scan.sh" --uapi "$UAPI" --ksrc "$KSRC" --out "$OUT" >"$log.2" 2>&1 || true
+run_child "$LIMIT_SCAN" "$HERE/abi-scan.sh" --uapi "$UAPI" --ksrc "$KSRC" --out "$OUT" </dev/null >"$log.2" 2>&1 || true
 ms=$((($(date +%s%N) - t0) / 1000000))
 check "a rerun compiles nothing (it took $ms ms)" grep -q ': 0 to compile' "$log.2"
 
 # --- missing inputs give a clear error
-err=$("$HERE/abi-scan.sh" --uapi "$OUT/no-such-dir" --ksrc "$KSRC" --out "$OUT/x" 2>&1 || true)
+err=$(run_child "$LIMIT_SHORT" "$HERE/abi-scan.sh" --uapi "$OUT/no-such-dir" --ksrc "$KSRC" --out "$OUT/x" </dev/null 2>&1 || true)
 check "a missing --uapi directory is a clear error" contains "$err" "no such directory"
 
 # --- the synthetic header, in a uapi tree of links plus abiscan/synthetic.h
@@ -139,8 +130,8 @@ mkdir -p "$syn/uapi/abiscan"
 for e in "$(cd "$UAPI" && pwd)"/*; do ln -s "$e" "$syn/uapi/"; done
 cp "$HERE/testdata/synthetic.h" "$syn/uapi/abiscan/"
 rc=0
-timeout 300 "$HERE/abi-scan.sh" --uapi "$syn/uapi" --ksrc "$KSRC" --out "$syn" --only 'abiscan/*' \
-	--quiet >"$log.3" 2>&1 || rc=$?
+run_child "$LIMIT_SCAN" "$HERE/abi-scan.sh" --uapi "$syn/uapi" --ksrc "$KSRC" --out "$syn" --only 'abiscan/*' \
+	--quiet </dev/null >"$log.3" 2>&1 || rc=$?
 check "abi-scan.sh scans testdata/synthetic.h" eq "$rc" 0
 [ "$rc" = 0 ] || tail -20 "$log.3" | sed 's/^/#   /'
 R=$syn/report.tsv A=$syn/all-types.tsv
@@ -176,10 +167,10 @@ unproven=$(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 check "synthetic: every flagged type's numbers compile as _Static_asserts${unproven:+ (not: $unproven)}" \
 	test -z "$unproven" -a -s "$R"
 # the fixture's own numbers, compiled: a wrong number in expected.tsv fails
-for abi in i386 x86_64 x32; do
-	awk -F'\t' -v abi="$abi" '
-		BEGIN { i = abi == "i386" ? 1 : abi == "x86_64" ? 2 : 3
-			print "#include <stddef.h>\n#include <abiscan/synthetic.h>" }
+for i in "${!GUEST_ABIS[@]}"; do
+	abi=${GUEST_ABIS[i]}
+	awk -F'\t' -v i="$((i + 1))" '
+		BEGIN { print "#include <stddef.h>\n#include <abiscan/synthetic.h>" }
 		/^#/ || NF < 5 { next }
 		{ split($3, s, "/"); split($5, o, "/")
 		  printf "_Static_assert(sizeof(struct %s) == %s, \"%s\");\n", $1, s[i], $1

@@ -4,7 +4,7 @@ the pahole parser and the comparison on testdata/pahole/ABI.pa (pahole's
 output for testdata/synthetic.h, with its path written as /UAPI/), the
 ioctl finder on synthetic.h, the handling summary, which headers may share
 an object (on headers and gcc -H trees written here). Prints "ok - ..." or
-"not ok - ..." per check, which test.sh numbers (scripts/tap.sh); exit 1
+"not ok - ..." per check, which test.sh numbers (scripts/lib/tap.sh); exit 1
 if any failed."""
 
 import os

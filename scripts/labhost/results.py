@@ -6,7 +6,7 @@ result_line() in guest/init.sh). A step's `expected` file has one row per
 run: program, ABI, the name it runs as, the verdict and cause history
 predicts, and optionally sizes (key=value) that must match too.
 
-Its command line is scripts/results.py:
+Its command line (python3 -m labhost.results, with scripts/ on PYTHONPATH):
 
     results.py check [--skip-on-error] --number N --label LABEL EXPECTED TRANSCRIPT
         one "ok - ..." / "not ok - ..." line per check; exit 1 on any failure
@@ -221,7 +221,7 @@ def cmd_matrix(args):
         try:
             rows = parse_expected(expected)
         except (OSError, ValueError) as e:
-            sys.exit("results.py: %s" % e)
+            return error("%s" % e)
         _, results, _ = parse_transcript(transcript)
         by_key = {}
         for r in results:
@@ -231,7 +231,7 @@ def cmd_matrix(args):
                 order.append(row.key())
         steps.append((label, {row.key(): row for row in rows}, by_key))
     if not steps:
-        sys.exit("results.py: no step has run yet")
+        return error("no step has run yet")
     cells = diffs = 0
     head = "%-44s" % "run (program, ABI, name the kernel sees)"
     md = ["| run | " + " | ".join(t.replace("|", "\\|") for t in titles) + " |",
@@ -281,6 +281,13 @@ def cmd_matrix(args):
     return 1 if diffs else 0
 
 
+def error(msg):
+    """A matrix that cannot be made: exit 2 (1 is a matrix with cells
+    that differ from history)."""
+    sys.stderr.write("results.py: %s\n" % msg)
+    return 2
+
+
 def cmd_show(args):
     plans, results, problems = parse_transcript(args.transcript)
     print("plan: %s" % (", ".join(map(str, plans)) or "none"))
@@ -309,3 +316,7 @@ def main(argv):
     s.add_argument("transcript")
     args = ap.parse_args(argv)
     return {"check": cmd_check, "matrix": cmd_matrix, "show": cmd_show}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

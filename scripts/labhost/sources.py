@@ -1,6 +1,6 @@
 """The sources list, docs/sources.yml, read in one place: by the docs'
 site generator (docs/generators/site.py) and the inventory checks
-(scripts/inventory.py). Needs PyYAML (Debian's python3-yaml, which
+(scripts/tests/inventory.py). Needs PyYAML (Debian's python3-yaml, which
 mkdocs depends on too); the step model (steps.py) does not."""
 
 import os

@@ -6,14 +6,14 @@ runs (before the shared steps/runs: "program abi name" per line) and an
 expected file (what history predicts for each run). Every rule about these
 files is here, and a file that breaks one is an error that names the file
 and line (StepError), for every consumer alike: the shell's helpers in
-scripts/common.sh (through scripts/step-model.py), the guest build, the
+lib/model.sh (through labhost/model.py), the guest build, the
 inventory checks, results.py and the docs generators. Stdlib only."""
 
 import os
 import re
 
-# scripts/labhost/steps.py -> the lab's root (common.sh's LAB_ROOT)
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from labhost import ROOT
+from labhost.abis import read as read_abis
 
 # A directory under steps/ that starts with two digits and a dash means to
 # be a step; its name must then be a slug (a kernel branch, a file name
@@ -78,15 +78,20 @@ def read_conf(path, where=None):
     return conf
 
 
-def read_runs(path, where=None):
-    """The runs of a runs file: [(program, abi, name)], in order."""
+def read_runs(path, where=None, abis=None):
+    """The runs of a runs file: [(program, abi, name)], in order. The ABIs
+    are those of guest/abis (of the lab at ROOT, unless given)."""
     where = where or path
+    abis = abis or [a for a, _ in read_abis()]
     runs = []
     for n, line in _lines(path):
         words = line.split()
         if len(words) != 3:
             raise StepError("%s:%d: a run is 'program abi name', not: %s" % (where, n, line))
         prog, abi, _ = words
+        if abi not in abis:
+            raise StepError("%s:%d: no ABI '%s' (guest/abis has: %s)"
+                            % (where, n, abi, " ".join(abis)))
         if prog in DEBIAN_PROGRAMS and abi not in DEBIAN_ABIS:
             raise StepError("%s:%d: %s for %s: Debian ships i386 and amd64 only"
                             % (where, n, prog, abi))
@@ -146,9 +151,10 @@ class Step:
         self.history = self.conf.get("history", "").split()
         # its own runs first, then those of every step (the guest's order)
         self.runs = []
+        abis = [a for a, _ in read_abis(root)]
         for path in (os.path.join(self.dir, "runs"), os.path.join(root, "steps", "runs")):
             if os.path.isfile(path):
-                self.runs += read_runs(path, _rel(root, path))
+                self.runs += read_runs(path, _rel(root, path), abis)
         if not self.runs:
             raise StepError("steps/%s: no runs (steps/runs, steps/%s/runs)" % (slug, slug))
 
@@ -195,15 +201,6 @@ def step(slug, root=None):
         if s.slug == slug:
             return s
     raise StepError("no step %s in steps/" % slug)
-
-
-def resolve(arg, root=None):
-    """The step STEP= names, by its number ("1", "01") or its slug; None
-    if none does."""
-    for s in steps(root):
-        if arg == s.slug or (arg.isascii() and arg.isdigit() and int(arg) == s.number):
-            return s
-    return None
 
 
 def pristine(root=None):

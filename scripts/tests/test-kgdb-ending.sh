@@ -4,18 +4,20 @@
 # chardev can drop: an acknowledgement that is gdb's last byte before it
 # closes. gdb's own detach ends that way ("D", kgdb's "OK", gdb's "+",
 # close): the guest must stay stuck in kgdb every time, until the safety
-# net (scripts/kgdb-closer.py) finds kgdb re-sending "$OK#9a" and
+# net (scripts/gdb/kgdb-closer.py) finds kgdb re-sending "$OK#9a" and
 # acknowledges it. The lab's endings (lab-release, detach and gdb's own
 # quit, with the lab's gdb helpers loaded) end with "k", which kgdb
 # acknowledges before gdb closes: nothing is lost, the guest boots on.
-# One TAP test per check (scripts/tap.sh). Usage: test-kgdb-ending.sh
+# One TAP test per check (scripts/lib/tap.sh). Usage: test-kgdb-ending.sh
 # [STEP] (default: the first step); make test runs it.
-# shellcheck source=../common.sh
-. "$(dirname "$0")/../common.sh"
-# shellcheck source=../debug-session.sh
-. "$(dirname "$0")/../debug-session.sh"
-# shellcheck source=../tap.sh
-. "$(dirname "$0")/../tap.sh"
+# shellcheck source=../lib/core.sh
+. "$(dirname "$0")/../lib/core.sh"
+lab_setup
+# shellcheck source=../gdb/session.sh
+. "$(dirname "$0")/../gdb/session.sh"
+# shellcheck source=../lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+tap_begin
 lab_lock exclusive
 
 s=$(resolve_step "${1:-$(first_step)}")
@@ -85,7 +87,7 @@ end_guest
 
 # 2. The lab's endings, with its gdb helpers: lab-release, detach, and
 # gdb's own quit at the end of a batch session.
-gdb_base_args "$out" kgdb
+gdb_base_args "$s" "$out" kgdb
 for ending in lab-release detach quit; do
 	t0=$SECONDS
 	if [ "$ending" = quit ]; then session "${GDB_BASE[@]}" --; else session "${GDB_BASE[@]}" -- -ex "$ending"; fi

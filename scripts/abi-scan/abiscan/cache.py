@@ -10,7 +10,7 @@ import os
 
 from .compare import ABIS
 
-ABI_FLAG = {"i386": "-m32", "x86_64": "-m64", "x32": "-mx32"}
+from labhost.abis import FLAG as ABI_FLAG  # guest/abis
 # objects (objects.py): the debug information keeps every type even
 # though nothing uses it; pahole reads it
 OBJ_FLAGS = ["-g", "-fno-eliminate-unused-debug-types", "-c"]

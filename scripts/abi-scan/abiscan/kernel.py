@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+from labhost.limits import limit
+
 from .cache import sha
 
 def ksrc_key(ksrc):
@@ -18,7 +20,7 @@ def ksrc_key(ksrc):
     if os.path.isdir(os.path.join(ksrc, ".git")):
         try:
             r = subprocess.run(["git", "-C", ksrc, "rev-parse", "HEAD"], capture_output=True,
-                               text=True, timeout=30)
+                               text=True, timeout=limit("LIMIT_SHORT"))
             parts.append(r.stdout.strip())
         except (OSError, subprocess.TimeoutExpired):
             pass
@@ -58,7 +60,7 @@ def kernel_grep(ctx, names):
     skip = ("tools/", "samples/", "Documentation/", "usr/")
     if os.path.isdir(os.path.join(ctx.ksrc, ".git")):
         r = subprocess.run(["git", "-C", ctx.ksrc, "ls-files", "-z", "--", "*.c", "*.h"],
-                           capture_output=True, timeout=120)
+                           capture_output=True, timeout=limit("LIMIT_SHORT"))
         files = [f for f in r.stdout.decode(errors="replace").split("\0")
                  if f and not f.startswith(skip) and os.path.isfile(os.path.join(ctx.ksrc, f))]
     else:
@@ -72,7 +74,7 @@ def kernel_grep(ctx, names):
     cmds = [["grep", "-nIwFH", "-f", wf, "--"] + files[i:i + n] for i in range(0, len(files), n)]
 
     def run(cmd):
-        r = subprocess.run(cmd, cwd=ctx.ksrc, capture_output=True, timeout=300)
+        r = subprocess.run(cmd, cwd=ctx.ksrc, capture_output=True, timeout=limit("LIMIT_SCAN_STAGE"))
         if r.returncode not in (0, 1):
             sys.exit(f"error: {cmd[0]} in {ctx.ksrc} failed: {r.stderr.decode()[:300]}")
         return r.stdout.decode(errors="replace")

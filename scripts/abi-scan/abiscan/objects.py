@@ -12,6 +12,8 @@ import os
 import subprocess
 import sys
 
+from labhost.limits import limit
+
 from .cache import ABI_FLAG, OBJ_FLAGS, OBJ_RECIPE, SCHEMA, SELF_HASH, jobkey, sha
 from .compare import ABIS
 from .fileinfo import parse_tree
@@ -71,13 +73,13 @@ def build(ctx, u):
     gcc = ["gcc", ABI_FLAG[u.abi]] + OBJ_FLAGS + ["-MD", "-I", ctx.uapi, u.base + ".c", "-o", u.base + ".o"]
     try:
         with open(u.base + ".err", "w") as err:
-            if subprocess.run(gcc, stderr=err, env=env, timeout=600).returncode:
+            if subprocess.run(gcc, stderr=err, env=env, timeout=limit("LIMIT_SCAN_STAGE")).returncode:
                 return False
             rcs = []
             for x, flags in ((".pa", ["-I", "-E"]), (".sizes", ["--sizes"])):
                 with open(u.base + x, "w") as out:
                     rcs.append(subprocess.run(["pahole", "-F", "dwarf"] + flags + [u.base + ".o"],
-                                              stdout=out, stderr=err, env=env, timeout=600).returncode)
+                                              stdout=out, stderr=err, env=env, timeout=limit("LIMIT_SCAN_STAGE")).returncode)
     except subprocess.TimeoutExpired:
         return False
     with open(u.base + ".err", errors="replace") as f:

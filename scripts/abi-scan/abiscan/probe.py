@@ -8,6 +8,8 @@ import os
 import re
 import subprocess
 
+from labhost.limits import limit
+
 from .cache import ABI_FLAG, SELF_HASH, jobkey, sha
 from .compare import ABIS
 
@@ -68,7 +70,7 @@ def try_compile(ctx, abi, prelude, hdr):
     src = "".join(f"#include <{p}>\n" for p in list(prelude) + [hdr])
     try:
         r = subprocess.run(["gcc", ABI_FLAG[abi], "-fsyntax-only", "-I", ctx.uapi, "-x", "c", "-"],
-                           input=src.encode(), capture_output=True, timeout=60,
+                           input=src.encode(), capture_output=True, timeout=limit("LIMIT_SHORT"),
                            env=dict(os.environ, LC_ALL="C"))
     except subprocess.TimeoutExpired:
         return False, "timeout"

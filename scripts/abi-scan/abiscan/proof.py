@@ -9,6 +9,8 @@ import os
 import re
 import subprocess
 
+from labhost.limits import limit
+
 from .cache import ABI_FLAG, load_json, save_json, sha
 from .compare import ABIS
 
@@ -60,7 +62,7 @@ def source(items):
 
 def _gcc(abi, paths, uapi):
     r = subprocess.run(["gcc", ABI_FLAG[abi], "-fsyntax-only", "-I", uapi] + paths,
-                       capture_output=True, timeout=600, env=dict(os.environ, LC_ALL="C"))
+                       capture_output=True, timeout=limit("LIMIT_SCAN_STAGE"), env=dict(os.environ, LC_ALL="C"))
     return r.stderr.decode(errors="replace").splitlines()
 
 

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Build a step's guest: the programs of guest/ for i386, x86_64 and x32
+# against that step's own uapi headers, and an initramfs with Debian's
+# static busybox, made by the kernel's usr/gen_init_cpio. When the step
+# runs Debian's own automount, the initramfs goes on with the part that
+# holds it (scripts/guest/debian-root.sh): the kernel unpacks one archive after
+# the other.
+# Usage: guest-build.sh STEP [--out DIR]   (DIR: not the step's own
+#        output dir, one with a kernel's uapi/ built into it)
+# shellcheck source=../lib/core.sh
+. "$(dirname "$0")/../lib/core.sh"
+lab_setup
+# shellcheck source=initramfs.sh
+. "$(dirname "$0")/initramfs.sh"
+usage="guest-build.sh STEP [--out DIR]"
+parse_args "$usage" --out= -- "$@"
+[ ${#ARGS[@]} -eq 1 ] || usage_error "$usage"
+s=$(resolve_step "${ARGS[0]}")
+out=${OPT[out]:-$(step_out "$s")}
+mapfile -t abis < <(guest_abis)
+[ -d "$out/uapi" ] || die "step $s has no kernel headers yet: build its kernel first"
+gen=$KOUT/usr/gen_init_cpio
+[ -x "$gen" ] || die "$gen missing: build a kernel first"
+
+for abi in "${abis[@]}"; do
+	if ! run_child "$LIMIT_SHORT" make -s -C "$LAB_ROOT/guest" O="$out/guest/$abi" UAPI="$out/uapi" ABI="$abi" \
+		</dev/null >"$LOGS/guest-$s-$abi.log" 2>&1; then
+		cat "$LOGS/guest-$s-$abi.log" >&2
+		die "building the $abi guest programs of step $s failed (log: $LOGS/guest-$s-$abi.log)"
+	fi
+done
+
+# What the guest runs: the step's own runs, then those of every step
+# (program, ABI, the name it runs as), as the step model reads and checks
+# them (scripts/labhost/steps.py). What history predicts stays on the
+# host, in the step's expected file: the guest cannot see it.
+step_programs "$s" >"$out/programs"
+# a program of guest/ must have been built for its ABI; Debian's
+# automount comes from Debian's packages (the model checked their ABIs)
+debian=0
+while read -r prog abi _; do
+	if is_debian_program "$prog"; then
+		debian=1
+	else
+		[ -x "$out/guest/$abi/$prog" ] || die "step $s runs $prog for $abi, which guest/ does not build"
+	fi
+done <"$out/programs"
+[ "$debian" = 0 ] || "$SCRIPTS/guest/debian-root.sh"
+
+# The archive holds copies, all dated source_epoch, in a fixed order: the
+# same guest gives the same bytes on any machine (gen_init_cpio keeps a
+# file's own time; -t dates the rest).
+epoch=$(source_epoch)
+files=$out/initramfs-files
+rm -rf "$files"
+mkdir -p "$files"
+cp /bin/busybox "$LAB_ROOT/guest/init.sh" "$LAB_ROOT/guest/result.sh" \
+	"$LAB_ROOT/guest/debian-run.sh" "$out/programs" "$files/"
+for abi in "${abis[@]}"; do
+	mkdir "$files/$abi"
+	find "$out/guest/$abi" -maxdepth 1 -type f -perm -u+x -exec cp {} "$files/$abi/" \;
+done
+find "$files" -exec touch -h -d "@$epoch" {} +
+list=$out/initramfs.list
+{
+	for d in /dev /proc /sys /tmp /bin /auto /root /lab /view; do
+		echo "dir $d 0755 0 0"
+	done
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "file /bin/busybox $files/busybox 0755 0 0"
+	echo "slink /bin/sh busybox 0777 0 0"
+	echo "file /init $files/init.sh 0755 0 0"
+	echo "file /lab/result.sh $files/result.sh 0644 0 0"
+	echo "file /lab/debian-run.sh $files/debian-run.sh 0755 0 0"
+	echo "file /lab/programs $files/programs 0644 0 0"
+	for abi in "${abis[@]}"; do
+		echo "dir /lab/$abi 0755 0 0"
+		find "$files/$abi" -type f -printf '%f\n' | LC_ALL=C sort |
+			while read -r p; do echo "file /lab/$abi/$p $files/$abi/$p 0755 0 0"; done
+	done
+} >"$list"
+# the step's own part alone, and the whole initramfs, which goes on with
+# Debian's part when the step runs Debian's automount
+"$gen" -t "$epoch" "$list" >"$out/initramfs-lab.cpio.tmp"
+mv "$out/initramfs-lab.cpio.tmp" "$out/initramfs-lab.cpio"
+{ echo lab; [ "$debian" = 0 ] || echo debian; } >"$out/initramfs.parts"
+join_initramfs "$out"

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Build the kernel of one step (or of every step) from its branch in
+# build/linux, into the shared out-of-tree dir build/linux/out, and keep
+# the step's bzImage, vmlinux, gdb helpers and uapi headers in
+# build/steps/SLUG/. The same branch and toolchain give the same bytes on
+# any machine, in any directory (Documentation/kbuild/reproducible-builds.rst):
+# the build is dated by the branch's last commit, named lab@lab, always
+# build #1, and the debug info names this tree's build dir ".".
+# Usage: kernel-build.sh [STEP...]     each step's branch (no STEP: every step)
+#        kernel-build.sh --out DIR [--tree TREE]
+#                                      what build/linux (or TREE, a git
+#                                      worktree of it, built in TREE/out) has
+#                                      checked out, kept in DIR: a bisect
+#                                      (check-tree.sh), a learner's fix
+#                                      (try.sh), the reproducibility check
+# shellcheck source=../lib/core.sh
+. "$(dirname "$0")/../lib/core.sh"
+lab_setup
+usage="kernel-build.sh [STEP...] | --out DIR [--tree TREE]"
+parse_args "$usage" --out= --tree= -- "$@"
+if [ -n "${OPT[tree]}" ]; then
+	[ -n "${OPT[out]}" ] || usage_error "$usage"
+	KSRC=${OPT[tree]} KOUT=${OPT[tree]}/out
+fi
+# kbuild's own knobs on the command line, not exported: a line V=1
+# prints makes the same kernel when pasted (build_into adds the date)
+KMAKE=(make -C "$KSRC" O="$KOUT" CC="ccache gcc" HOSTCC="ccache gcc"
+	KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab KBUILD_BUILD_VERSION=1
+	KCFLAGS="-fdebug-prefix-map=$KOUT=." KAFLAGS="-fdebug-prefix-map=$KOUT=.")
+KERNEL_FRAGMENT=$LAB_ROOT/kernel-patches/lab.config
+kmake() { run_shown "${KMAKE[@]}" "$@"; }
+
+# Check that every line of the fragment is in the final .config.
+verify_config() {
+	local line missing=()
+	while IFS= read -r line; do
+		case "$line" in
+			CONFIG_*=*)
+				grep -qxF "$line" "$KOUT/.config" || missing+=("$line") ;;
+			"# CONFIG_"*" is not set") # absent counts as not set
+				line=${line#\# }
+				! grep -q "^${line%% *}=" "$KOUT/.config" || missing+=("# $line") ;;
+		esac
+	done <"$KERNEL_FRAGMENT"
+	if [ ${#missing[@]} -gt 0 ]; then
+		printf 'error: these lines of %s did not survive olddefconfig\n(a dependency is missing or the option is gone in this kernel):\n' \
+			"${KERNEL_FRAGMENT#"$LAB_ROOT"/}" >&2
+		printf '  %s\n' "${missing[@]}" >&2
+		printf 'final config: %s\n' "$KOUT/.config" >&2
+		exit 1
+	fi
+}
+
+configure() {
+	local key
+	key=$(files_key "$KERNEL_FRAGMENT" "$KSRC/Makefile")
+	[ "$(cat "$KOUT/.lab-config-key" 2>/dev/null)" = "$key" ] && return 0
+	say "kernel config: tinyconfig + ${KERNEL_FRAGMENT#"$LAB_ROOT"/}"
+	mkdir -p "$KOUT"
+	rm -f "$KOUT/.lab-config-key"
+	kmake -s tinyconfig >"$LOGS/kernel-config.log" 2>&1 ||
+		die "make tinyconfig failed, see $LOGS/kernel-config.log"
+	run_shown "$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOUT" "$KOUT/.config" "$KERNEL_FRAGMENT" \
+		>>"$LOGS/kernel-config.log" 2>&1 || die "merge_config.sh failed, see $LOGS/kernel-config.log"
+	kmake -s olddefconfig >>"$LOGS/kernel-config.log" 2>&1 ||
+		die "make olddefconfig failed, see $LOGS/kernel-config.log"
+	verify_config
+	echo "$key" >"$KOUT/.lab-config-key"
+}
+
+# build/steps/SLUG/lab_constants.py: gdb-scripts/lab/constants.py.in
+# run through the C preprocessor with the kernel's own include path and
+# config (kbuild's LINUXINCLUDE and kconfig.h, as for the kernel's
+# scripts/gdb/linux/constants.py.in), so with this step's tree; what
+# follows the marker is kept.
+gdb_constants() { # out-dir
+	local in=$LAB_ROOT/gdb-scripts/lab/constants.py.in
+	run_shown gcc -E -P -x c -nostdinc -D__KERNEL__ \
+		-I"$KSRC/arch/x86/include" -I"$KOUT/arch/x86/include/generated" \
+		-I"$KSRC/include" -I"$KOUT/include" \
+		-I"$KSRC/arch/x86/include/uapi" -I"$KOUT/arch/x86/include/generated/uapi" \
+		-I"$KSRC/include/uapi" -I"$KOUT/include/generated/uapi" \
+		-include "$KSRC/include/linux/kconfig.h" -include "$KSRC/include/linux/compiler_types.h" \
+		"$in" >"$1/lab_constants.py.tmp" 2>"$LOGS/gdb-constants.log" ||
+		die "preprocessing ${in#"$LAB_ROOT"/} failed, see $LOGS/gdb-constants.log"
+	grep -q '^<!-- end-c-headers -->$' "$1/lab_constants.py.tmp" ||
+		die "preprocessing ${in#"$LAB_ROOT"/} lost its end-c-headers marker (see $1/lab_constants.py.tmp)"
+	sed -i '1,/^<!-- end-c-headers -->$/d' "$1/lab_constants.py.tmp"
+	mv "$1/lab_constants.py.tmp" "$1/lab_constants.py"
+}
+
+# What went into this build, for a bundle's reader (scripts/bundle/bundle.sh):
+# the source and the toolchain whose versions a second build must match.
+build_record() {
+	echo "commit: $(git -C "$KSRC" rev-parse HEAD)"
+	echo "linux-source: $(linux_source_version)"
+	echo "timestamp: $KBUILD_BUILD_TIMESTAMP"
+	echo "gcc: $(gcc --version | head -n 1)"
+	echo "binutils: $(ld --version | head -n 1)"
+}
+
+# Build what build/linux has checked out into the shared out-of-tree
+# dir, and keep the results in $2: bzImage, vmlinux, uapi headers, the
+# gdb constants.
+build_into() { # label out-dir
+	local label=$1 out=$2
+	# the date of what is checked out, which gen_initramfs.sh also reads
+	KBUILD_BUILD_TIMESTAMP=$(git -C "$KSRC" log -1 --format=%ad --date=rfc)
+	KMAKE+=(KBUILD_BUILD_TIMESTAMP="$KBUILD_BUILD_TIMESTAMP")
+	configure
+	run_logged "$label: make bzImage" "$LOGS/kernel-$label.log" "$LIMIT_KERNEL_BUILD" \
+		"${KMAKE[@]}" -j"$JOBS" bzImage scripts_gdb
+	# for the workshop page: what this build took, ccache hits and all
+	echo "$RUN_SECONDS" >"$out/kernel-build-seconds"
+	run_logged "$label: make headers_install" "$LOGS/headers-$label.log" "$LIMIT_KERNEL_BUILD" \
+		"${KMAKE[@]}" headers_install
+	rm -rf "$out/uapi"
+	cp -a "$KOUT/usr/include" "$out/uapi"
+	cp "$KOUT/arch/x86/boot/bzImage" "$KOUT/vmlinux" "$KOUT/System.map" "$out/"
+	cp "$KOUT/.config" "$out/config"
+	# the kernel's gdb helpers (scripts/gdb), as files: a bundle has no tree
+	rm -rf "$out/gdb-helpers"
+	mkdir -p "$out/gdb-helpers/scripts"
+	cp -L "$KOUT/vmlinux-gdb.py" "$out/gdb-helpers/"
+	cp -rL "$KOUT/scripts/gdb" "$out/gdb-helpers/scripts/"
+	find "$out/gdb-helpers" \( -name __pycache__ -o -name '.*' -o -name Makefile \) -prune -exec rm -rf {} +
+	gdb_constants "$out"
+	build_record >"$out/build-record"
+	info "$label: kernel $(du -h "$out/bzImage" | cut -f1) bzImage, vmlinux $(du -h "$out/vmlinux" | cut -f1)"
+}
+
+build_step() {
+	local s=$1 branch out key
+	branch=$s
+	out=$(step_out "$s")
+	key="$(git -C "$KSRC" rev-parse "$branch^{tree}") $(files_key "$KERNEL_FRAGMENT")"
+	key="$key $(files_key "$LAB_ROOT/gdb-scripts/lab/constants.py.in" "$0")"
+	if [ "$(cat "$out/kernel.key" 2>/dev/null)" = "$key" ] &&
+		[ -f "$out/bzImage" ] && [ -f "$out/vmlinux" ]; then
+		return 0
+	fi
+	say "kernel: step $s ($branch)"
+	rm -f "$out/kernel.key"
+	mkdir -p "$out"
+	git -C "$KSRC" checkout -q "$branch"
+	build_into "$s" "$out"
+	echo "$key" >"$out/kernel.key"
+}
+
+if [ -n "${OPT[out]}" ]; then
+	[ ${#ARGS[@]} -eq 0 ] || usage_error "$usage"
+	mkdir -p "${OPT[out]}"
+	say "kernel: $(git -C "$KSRC" log -1 --format='%h %s')"
+	build_into "$(basename "${OPT[out]}")" "${OPT[out]}"
+	exit 0
+fi
+steps=()
+for a in "${ARGS[@]}"; do steps+=("$(resolve_step "$a")"); done
+[ ${#steps[@]} -gt 0 ] || mapfile -t steps < <(step_slugs)
+for s in "${steps[@]}"; do
+	build_step "$s"
+done

@@ -1,0 +1,71 @@
+"""The step model's answers for the shell, all at once, as bash
+declarations that lib/model.sh evaluates: one python3 per lab command
+answers every step question of that command.
+
+    python3 -m labhost.model shell --build BUILD_DIR [--root LAB_ROOT]
+
+declares STEP_SLUGS (in order), and per slug STEP_NUMBER, STEP_TITLE,
+STEP_PIPE, STEP_PRISTINE_PATHS, STEP_GDB (the gdb script, empty if it has
+none), STEP_PROGRAMS (what the guest runs: "program abi name" lines) and
+STEP_OUT (labhost/layout.py); PRISTINE_STEP; DEBIAN_PROGRAMS and
+GUEST_ABIS, with GUEST_ABI_FLAG. Anything in steps/ that breaks a rule:
+"error: ..." naming the file and line, exit 1."""
+
+import argparse
+import shlex
+import sys
+
+from labhost import abis, layout
+from labhost import steps as model
+
+
+def declare_map(name, pairs):
+    return "declare -gA %s=(%s)\n" % (
+        name, " ".join("[%s]=%s" % (shlex.quote(k), shlex.quote(v)) for k, v in pairs))
+
+
+def declare_list(name, items):
+    return "declare -ga %s=(%s)\n" % (name, " ".join(shlex.quote(i) for i in items))
+
+
+def shell(root, build):
+    all_steps = model.steps(root)
+    try:
+        pristine = model.pristine(root).slug
+    except model.StepError:
+        pristine = ""
+    pairs = [(a, f) for a, f in abis.read(root)]
+    return "".join([
+        declare_list("STEP_SLUGS", [s.slug for s in all_steps]),
+        declare_map("STEP_NUMBER", [(s.slug, str(s.number)) for s in all_steps]),
+        declare_map("STEP_TITLE", [(s.slug, s.title) for s in all_steps]),
+        declare_map("STEP_PIPE", [(s.slug, s.conf.get("pipe", "")) for s in all_steps]),
+        declare_map("STEP_PRISTINE_PATHS", [(s.slug, s.conf.get("pristine", "")) for s in all_steps]),
+        declare_map("STEP_GDB", [(s.slug, s.gdb_script if s.has_gdb() else "") for s in all_steps]),
+        declare_map("STEP_PROGRAMS", [(s.slug, s.programs()) for s in all_steps]),
+        declare_map("STEP_OUT", [(s.slug, layout.step_out(build, s.slug)) for s in all_steps]),
+        "declare -g PRISTINE_STEP=%s\n" % shlex.quote(pristine),
+        declare_list("DEBIAN_PROGRAMS", model.DEBIAN_PROGRAMS),
+        declare_list("GUEST_ABIS", [a for a, _ in pairs]),
+        declare_map("GUEST_ABI_FLAG", pairs),
+    ])
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sh = sub.add_parser("shell")
+    sh.add_argument("--build", required=True, help="the build directory (BUILD_DIR)")
+    sh.add_argument("--root", help="the lab's root (default: LAB_ROOT)")
+    a = ap.parse_args(argv)
+    try:
+        out = shell(a.root, a.build)
+    except (model.StepError, OSError) as e:
+        sys.stderr.write("error: %s\n" % e)
+        return 1
+    sys.stdout.write(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

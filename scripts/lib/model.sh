@@ -1,0 +1,69 @@
+# shellcheck shell=bash
+# The step model in the shell. Every question about steps/ is answered
+# from the declarations of labhost.model (scripts/labhost/model.py),
+# read once per lab command: the entry point reads them and hands them
+# on to the scripts it runs in LAB_MODEL (which names the lab and build
+# dir it was made for); a script started alone reads them itself.
+# model_load (lab_setup calls it) defines STEP_SLUGS, STEP_NUMBER, ...;
+# the functions below ask them and parse nothing.
+
+model_load() {
+	local key="# model of $LAB_ROOT for $BUILD_DIR" dump
+	if [ "${LAB_MODEL:-}" ] && [ "${LAB_MODEL%%$'\n'*}" = "$key" ]; then
+		dump=$LAB_MODEL
+	else
+		command -v python3 >/dev/null ||
+			die "python3 is missing: run make (or make import), which says which Debian packages to install"
+		dump=$(python3 -m labhost.model shell --build "$BUILD_DIR") || exit
+		dump="$key"$'\n'"$dump"
+		export LAB_MODEL=$dump
+	fi
+	eval "$dump"
+}
+
+step_slugs() { [ ${#STEP_SLUGS[@]} -eq 0 ] || printf '%s\n' "${STEP_SLUGS[@]}"; }
+first_step() { echo "${STEP_SLUGS[0]}"; }
+step_number() { echo "${STEP_NUMBER[$1]}"; }
+step_title() { echo "${STEP_TITLE[$1]}"; }
+step_pipe() { echo "${STEP_PIPE[$1]}"; }
+step_dir() { echo "$LAB_ROOT/steps/$1"; }
+# build/steps/SLUG, as labhost/layout.py says
+step_out() { echo "${STEP_OUT[$1]}"; }
+# its gdb script, nothing if it has none (a step added by a learner may not)
+step_gdb_script() { echo "${STEP_GDB[$1]}"; }
+step_has_gdb() { [ -n "${STEP_GDB[$1]}" ]; }
+# what its guest runs: "program abi name" lines
+step_programs() { printf '%s' "${STEP_PROGRAMS[$1]}"; }
+# the paths a step's step.conf says "pristine:" for (nothing: none)
+step_pristine_paths() { echo "${STEP_PRISTINE_PATHS[$1]}"; }
+# the step whose kernel is the pristine source again: its installed
+# headers are the kernel's own uapi
+pristine_step() {
+	[ -n "$PRISTINE_STEP" ] || die "no step says 'pristine:' in its step.conf (steps/README.md)"
+	echo "$PRISTINE_STEP"
+}
+is_debian_program() { # program
+	local p
+	for p in "${DEBIAN_PROGRAMS[@]}"; do [ "$p" != "$1" ] || return 0; done
+	return 1
+}
+guest_abis() { printf '%s\n' "${GUEST_ABIS[@]}"; }
+
+# The slug of STEP= as the learner typed it: a step's number (1, 01) or
+# its slug. An unknown step lists the valid ones and exits 2.
+resolve_step() { # arg
+	local a=${1:-} s
+	for s in "${STEP_SLUGS[@]}"; do
+		if [ "$a" = "$s" ] || { [[ $a =~ ^[0-9]+$ ]] && [ "$((10#$a))" = "${STEP_NUMBER[$s]}" ]; }; then
+			echo "$s"
+			return 0
+		fi
+	done
+	{
+		printf 'error: unknown step "%s". Valid steps (STEP= takes either form):\n' "$a"
+		for s in "${STEP_SLUGS[@]}"; do
+			printf '  STEP=%-3s STEP=%-20s %s\n' "${STEP_NUMBER[$s]}" "$s" "${STEP_TITLE[$s]}"
+		done
+	} >&2
+	exit 2
+}

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Host tests of the RESULT rules (results.py) and the gdb value checks
+(gdbcheck.py), on made-up transcripts: each rule must be able to fail.
+One "ok - ..." / "not ok - ..." line per test, numbered by scripts/lib/tap.sh
+(make test runs `tap.sh python3 test_results.py`); exit 1 if any failed."""
+
+import io
+import os
+import sys
+import tempfile
+from contextlib import redirect_stdout
+
+import gdbcheck  # scripts/, which Python puts first for a script there
+from labhost import results
+
+EXPECTED = """# program abi name verdict cause sizes
+systemd-style    i386    systemd-style  broken  leftover  got=4 want=300
+automount-style  i386    automount      ok      none      queued=304 got=304
+"""
+
+
+def line(reader, abi, comm, verdict, cause, q="-", w="-", g="-", step=1, detail="x"):
+    return ('RESULT step=%d reader=%s abi=%s comm=%s verdict=%s cause=%s packets=2 '
+            'queued=%s want=%s got=%s detail="%s"' % (step, reader, abi, comm, verdict,
+                                                       cause, q, w, g, detail))
+
+
+GOOD = [line("systemd-style", "i386", "systemd-style", "broken", "leftover", 4, 300, 4),
+        line("automount-style", "i386", "automount", "ok", "none", 304, 304, 304)]
+
+failed = 0
+
+
+def report(ok, what):
+    global failed
+    print(("ok - " if ok else "not ok - ") + what)
+    failed += not ok
+
+
+def run(expected, lines, plan=None):
+    """results.check() on files made of these lines: (all ok, messages)."""
+    with tempfile.TemporaryDirectory() as d:
+        e, t = os.path.join(d, "expected"), os.path.join(d, "transcript.txt")
+        with open(e, "w") as f:
+            f.write(expected)
+        with open(t, "w") as f:
+            f.write("LAB-BEGIN step=1\n")
+            if plan is not False:
+                f.write("LAB-PLAN runs=%d\n" % (len(lines) if plan is None else plan))
+            f.write("\n".join(lines) + "\nLAB-END step=1\n")
+        out = results.check(1, "step 1", e, t)
+    return all(ok for ok, _ in out), " | ".join(m for ok, m in out if not ok)
+
+
+def fails(desc, needle, expected, lines, plan=None):
+    ok, why = run(expected, lines, plan)
+    report(not ok and needle in why, "%s (said: %s)" % (desc, why or "nothing"))
+
+
+def main():
+    ok, why = run(EXPECTED, GOOD)
+    report(ok, "a transcript that matches its expectations passes" + (" (%s)" % why if why else ""))
+    fails("an error never matches an expected broken", "verdict error, cause watchdog",
+          EXPECTED, [line("systemd-style", "i386", "systemd-style", "error", "watchdog"),
+                     GOOD[1]])
+    fails("broken for another cause fails", "verdict broken, cause stall", EXPECTED,
+          [line("systemd-style", "i386", "systemd-style", "broken", "stall", 300, 304, 300),
+           GOOD[1]])
+    fails("the right cause with other sizes fails", "got=8 where 4 was predicted", EXPECTED,
+          [line("systemd-style", "i386", "systemd-style", "broken", "leftover", 8, 300, 8),
+           GOOD[1]])
+    fails("a run without a RESULT line is named", "systemd-style i386 as systemd-style: no "
+          "RESULT line", EXPECTED, GOOD[1:], plan=2)
+    fails("a duplicate RESULT line is named", "automount-style i386 as automount: 2 RESULT",
+          EXPECTED, GOOD + GOOD[1:])
+    fails("an unexpected RESULT line is named", "unexpected RESULT line for systemd-style "
+          "x86_64", EXPECTED, GOOD + [line("systemd-style", "x86_64", "systemd-style", "ok",
+                                           "none", 304, 304, 304)])
+    fails("an expected row too many fails", "no RESULT line", EXPECTED +
+          "systemd-style x86_64 systemd-style ok none\n", GOOD)
+    fails("an expected file with no rows fails", "has no rows", "# nothing\n", GOOD)
+    fails("a plan that differs from the RESULT lines fails", "planned 3 runs", EXPECTED,
+          GOOD, plan=3)
+    fails("a transcript without a plan fails", "0 LAB-PLAN lines", EXPECTED, GOOD, plan=False)
+    fails("a RESULT line of another step fails", "says step=2", EXPECTED,
+          [GOOD[0], line("automount-style", "i386", "automount", "ok", "none", 304, 304,
+                         304, step=2)])
+    fails("a malformed RESULT line fails", "malformed RESULT line", EXPECTED,
+          GOOD + ["RESULT step=1 reader=x verdict=ok"])
+    fails("an expected file may not predict an error", "cannot be expected",
+          EXPECTED.replace("broken  leftover", "error   leftover"), GOOD)
+
+    r = results.parse_line(GOOD[0])
+    report(results.cell_text(r) == "broken (leftover 4)",
+           "the matrix says broken (leftover 4): %s" % results.cell_text(r))
+    r = results.parse_line(line("a", "i386", "a", "broken", "stall", 300, 304, 300))
+    report(results.cell_text(r) == "broken (stall at 300 of 304)",
+           "the matrix says broken (stall at 300 of 304): %s" % results.cell_text(r))
+
+    # gdbcheck: a value must be printed once and be as the checks say
+    with tempfile.TemporaryDirectory() as d:
+        checks, log, t = (os.path.join(d, n) for n in ("checks", "gdb.log", "t.txt"))
+        with open(checks, "w") as f:
+            f.write("size 304\nflags 0x10\npid requester systemd-style i386 1\n")
+        with open(t, "w") as f:
+            f.write("$ systemd-style --step 1   # systemd-style, i386 build\n"
+                    "systemd-style: request 1 (lookup a by pid 71): kernel queued 304\n")
+        for desc, text, needle in (
+                ("gdb values as the checks say pass", "size=304\nflags=16\npid=71\n", None),
+                ("a gdb value that differs fails", "size=300\nflags=16\npid=71\n",
+                 "size (checks:1) = 300, expected 304"),
+                ("a gdb value printed twice fails", "size=304\nsize=304\nflags=16\npid=71\n",
+                 "printed 2 times"),
+                ("a gdb value never printed fails", "flags=16\npid=71\n", "printed 0 times"),
+                ("a packet naming another pid fails", "size=304\nflags=16\npid=72\n",
+                 "pid (checks:3) = 72, expected 71")):
+            with open(log, "w") as f:
+                f.write("".join("LAB-VALUE " + x + "\n" for x in text.split()))
+            buf = io.StringIO()
+            with redirect_stdout(buf):
+                rc = gdbcheck.main(["--label", "t", checks, log, t])
+            out = buf.getvalue()
+            good = rc == 0 if needle is None else (rc == 1 and needle in out)
+            report(good, "%s (said: %s)" % (desc, " | ".join(
+                x for x in out.splitlines() if x.startswith("not ok")) or "all ok"))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Compare what the guests measured with what history predicts. The
+# parsing and the rules are labhost/results.py; this maps steps to files.
+#   verdicts.sh check STEP [--run RUN]
+#                            one "ok"/"not ok" line per expected run and
+#                            per plan check; exits non-zero if any differs
+#                            (RUN: the transcript of boot.sh --run RUN)
+#   verdicts.sh matrix       the outcome matrix of every step that has
+#                            run, also written to build/matrix.txt and .md
+# shellcheck source=../lib/core.sh
+. "$(dirname "$0")/../lib/core.sh"
+lab_setup
+cd "$LAB_ROOT" # paths in the messages are the repository's
+
+check() {
+	local s=$1 t
+	t=$(step_out "$s")/transcript${2:+-$2}.txt
+	[ -f "$t" ] || die "step $s has not run: no $t"
+	python3 -m labhost.results check --number "$(step_number "$s")" --label "step $(step_number "$s")" \
+		"steps/$s/expected" "$t"
+}
+
+matrix() {
+	local s args=()
+	for s in $(step_slugs); do
+		[ -f "$(step_out "$s")/transcript.txt" ] &&
+			args+=(--step "step $(step_number "$s")" "$(step_title "$s")" \
+				"steps/$s/expected" "$(step_out "$s")/transcript.txt")
+	done
+	[ ${#args[@]} -gt 0 ] || die "no step has run yet"
+	python3 -m labhost.results matrix --txt "$BUILD_DIR/matrix.txt" --md "$BUILD_DIR/matrix.md" "${args[@]}"
+}
+
+case ${1:-} in
+check)
+	[ "${3:-}" != --run ] || [ -n "${4:-}" ] || die "usage: verdicts.sh check STEP [--run RUN]"
+	# resolved first: inside an argument its exit would not stop us
+	s=$(resolve_step "${2:-}")
+	check "$s" "${4:-}"
+	;;
+matrix) matrix ;;
+*) die "usage: verdicts.sh check STEP | matrix" ;;
+esac

@@ -91,6 +91,10 @@ h=$(field "$R" bpf_attr kernel_handling)
 check "union bpf_attr's aligned(8) does not count as handling ($h)" \
 	test "${h#nothing found}" != "$h"
 check "union bpf_attr is silent (no ioctl number carries its size)" eq "$(field "$R" bpf_attr crossing)" silent
+# the other struct Arnd Bergmann named (docs/pages/where-else.md)
+check "bpf_cgroup_storage_key is class 1, 12/16/16, x32 like x86_64" \
+	eq "$(field "$R" bpf_cgroup_storage_key class) $(sizes "$R" bpf_cgroup_storage_key) $(field "$R" bpf_cgroup_storage_key x32_like)" \
+	"1 12/16/16 x86_64"
 check "ib_user_mad_reg_req (an expression as bound, 16 bytes at 4 everywhere) is not flagged" \
 	eq "$(field "$R" ib_user_mad_reg_req class)$(field "$A" ib_user_mad_reg_req class)" 0
 unproven=$(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }

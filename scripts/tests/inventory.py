@@ -233,13 +233,57 @@ def sources_checks(entries, build):
               % (s.slug, " (differs: %s)" % "; ".join(bad) if bad else ""))
 
 
+# A page that names a line of the kernel tree (`FILE:LINE`, the file a
+# path of the tree) says, in an HTML comment, what that line holds:
+#   code: FILE:LINE = TEXT
+# and the lab's 6.1 tree (build/linux, its baseline: the pristine
+# source) must have TEXT on that line. A FILE:LINE in the page without
+# such a line is an error too.
+CODE_REF = re.compile(r"`((?:arch|block|drivers|fs|include|init|ipc|kernel|lib|mm|net|security|"
+                      r"sound|usr|tools)/[A-Za-z0-9_./-]+):(\d+)`")
+CODE_SAYS = re.compile(r"^code: (\S+):(\d+) = (.+)$", re.M)
+
+
+def code_refs(build):
+    ksrc = os.path.join(build, "linux")
+    pages = [(p, t) for p, t in texts() if p.endswith(".md")]
+    if not os.path.isdir(os.path.join(ksrc, ".git")):
+        print("ok - source references in the pages point at the code they quote # SKIP "
+              "no kernel tree in %s (make builds it)" % rel(ksrc))
+        return
+    for p, t in pages:
+        says = {(f, int(n)): text.strip() for f, n, text in CODE_SAYS.findall(t)}
+        named = {(f, int(n)) for f, n in CODE_REF.findall(t)}
+        for ref in sorted(named - set(says)):
+            check(False, "%s: %s:%d has a 'code: FILE:LINE = TEXT' line saying what it holds"
+                  % (rel(p), ref[0], ref[1]))
+        for (f, n), text in sorted(says.items()):
+            try:
+                lines = subprocess.run(["git", "-C", ksrc, "show", "baseline:" + f], capture_output=True,
+                                       text=True, check=True, timeout=limit("LIMIT_SHORT")).stdout.split("\n")
+            except (subprocess.SubprocessError, OSError):
+                lines = []
+            got = lines[n - 1].strip() if 0 < n <= len(lines) else "(no such line)"
+            check(" ".join(got.split()) == " ".join(text.split()),
+                  "%s: %s:%d in the lab's 6.1 tree is the line the page quotes (%r%s)"
+                  % (rel(p), f, n, text, "" if " ".join(got.split()) == " ".join(text.split())
+                     else "; it is %r" % got))
+
+
 def main(argv):
     global ROOT
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", help="default: LAB_ROOT/build")
     ap.add_argument("--root", help="the lab to check (default: this checkout)")
+    ap.add_argument("--code-refs", action="store_true",
+                    help="only the pages' references to lines of the kernel tree")
     a = ap.parse_args(argv)
     ROOT = a.root or ROOT
+    if a.code_refs:
+        code_refs(a.build or os.path.join(ROOT, "build"))
+        for ok, what in out:
+            print(("ok - " if ok else "not ok - ") + what)
+        return 0 if all(ok for ok, _ in out) else 1
     entries = sources(ROOT)
     ids = [e["id"] for e in entries]
     check(len(ids) == len(set(ids)), "docs/sources.yml lists each id once")

@@ -23,7 +23,7 @@ check-tree       check  -  the bisect helper's answers to git bisect run (on fak
 robust           check  -  Ctrl-C, a second command, make clean, time limits, who is blamed
 bad-input        check  -  an unknown step is refused by every command, with the list
 runner           check  -  the test runner counts every failure; docs refuse a stale matrix
-tree             test   -  kernel-patches/ apply, are clean under checkpatch.pl, leave pristine paths pristine
+tree             test   -  kernel-patches/ apply, are clean under checkpatch.pl, leave pristine paths pristine; the pages' source lines
 checkpatch-guest test   -  the guest's C under the kernel's checkpatch.pl
 cpio-list        test   -  the initramfs lists of Debian roots, every layout
 unit             test   -  the guest programs' host unit tests, in each ABI this machine runs
@@ -171,6 +171,8 @@ $(tail -n 15 "$TLOG/kernel-tree.out")"
 			fail "after step $s, ${paths[*]} equal the pristine source: $(git -C "$KSRC" diff --stat baseline "$s" -- "${paths[@]}" | tail -n 1)"
 		fi
 	done
+	# the pages' FILE:LINE references to this tree (tests/inventory.py)
+	tap_run python3 "$SCRIPTS/tests/inventory.py" --code-refs --build "$BUILD_DIR"
 	finish
 }
 suite_checkpatch-guest() {

@@ -255,12 +255,15 @@ static int setup(struct lab *L)
 
 static void print_usage(const char *prog, FILE *f)
 {
-	fprintf(f, "usage: %s --step N --timeout-ms MS --watchdog-s S [--dir /auto] [--comm NAME]\n", prog);
+	fprintf(f, "usage: %s --step N --timeout-ms MS --watchdog-s S [--dir /auto] [--comm NAME] [--caller ABI]\n",
+		prog);
 	fprintf(f, "  --step N        the lab step this run belongs to (0-99), for the RESULT line\n"
 		"  --timeout-ms    how long to wait for each packet and each child (lab.read_ms)\n"
 		"  --watchdog-s    the whole run's limit (lab.watchdog)\n"
 		"  --dir           where to mount the autofs (/auto)\n"
-		"  --comm NAME     the name the kernel sees (prctl PR_SET_NAME)\n");
+		"  --comm NAME     the name the kernel sees (prctl PR_SET_NAME)\n"
+		"  --caller ABI    the lookups come from /lab/ABI/client, a program of that ABI,\n"
+		"                  and the RESULT line's reader is this program's name +ABI\n");
 }
 
 static __printf(2, 3) int usage_error(struct lab *L, const char *fmt, ...)
@@ -346,6 +349,22 @@ static int own_session(struct lab *L, int limit_s)
 	return result_print(&L->res);
 }
 
+/* --caller ABI: where its client is, and the reader it makes of us */
+static char caller_path[64], caller_reader[48];
+
+static int set_caller(struct lab *L, const char *abi)
+{
+	size_t n = strspn(abi, "abcdefghijklmnopqrstuvwxyz0123456789_");
+
+	if (!n || abi[n] || n > 15)
+		return -1;
+	snprintf(caller_path, sizeof(caller_path), "/lab/%s/client", abi);
+	snprintf(caller_reader, sizeof(caller_reader), "%s+%s", L->reader->name, abi);
+	L->caller = caller_path;
+	L->res.reader = caller_reader;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct lab *L = &lab;
@@ -363,7 +382,7 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		if (strcmp(opt, "--step") && strcmp(opt, "--dir") && strcmp(opt, "--timeout-ms") &&
-		    strcmp(opt, "--watchdog-s") && strcmp(opt, "--comm"))
+		    strcmp(opt, "--watchdog-s") && strcmp(opt, "--comm") && strcmp(opt, "--caller"))
 			return usage_error(L, "unknown option %s", opt);
 		if (!v)
 			return usage_error(L, "%s needs a value", opt);
@@ -381,6 +400,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(opt, "--watchdog-s")) {
 			if (result_parse_num(v, 1, 3600, &watchdog_s) < 0)
 				return usage_error(L, "--watchdog-s %s: not 1..3600", v);
+		} else if (!strcmp(opt, "--caller")) {
+			if (set_caller(L, v) < 0)
+				return usage_error(L, "--caller %s: not an ABI name", v);
 		} else {
 			comm_set = v;	/* --comm: step 3 cares what the kernel calls us */
 		}

@@ -31,6 +31,8 @@ enum kid_exit {
 	KID_EXPIRE_FEW = 6,	/* expirer: EAGAIN before every key expired */
 	KID_EXPIRE_MANY = 7,	/* expirer: more expires than keys */
 	KID_EXPIRE_IOCTL = 8,	/* expirer: AUTOFS_IOC_EXPIRE_MULTI failed */
+	KID_EXEC = 9,		/* client: the caller of another ABI could not run */
+	KID_USAGE = 10,		/* client: called without one path */
 };
 
 /* Why a child ended, in words (status as from waitpid). */
@@ -63,6 +65,13 @@ struct lab {
 	const struct lab_ops *ops;
 	const char *prog;
 	const struct reader *reader;
+	/*
+	 * --caller: the program of another ABI that walks into the mount in
+	 * the client's place (/lab/ABI/client), so that the process the
+	 * kernel writes the packet for is not of the daemon's ABI; NULL:
+	 * the client, a fork of the daemon, walks in itself
+	 */
+	const char *caller;
 	int timeout_ms;
 	char dir[256];
 	char sub[NKEYS][264];		/* dir/a, dir/b */
@@ -94,6 +103,11 @@ int serve(struct lab *L);
 
 /* kids.c */
 pid_t spawn_client(struct lab *L, const char *path);
+/*
+ * The client's walk into path: stat(), statfs(), and a tmpfs there.
+ * Its enum kid_exit; what went wrong goes to stderr, as prog.
+ */
+int client_walk(const char *prog, const char *path);
 pid_t spawn_expirer(struct lab *L);
 /*
  * fork(), counting the child among L->kids so that cleanup reaps it.

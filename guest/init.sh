@@ -61,15 +61,19 @@ install_as() { # abi program name
 # Run one program under init's limit, then pass on its RESULT line only
 # if it is the one line the exit status agrees with (0 ok or a demo's
 # finding, 1 broken, 2 error); otherwise say how the program ended.
+# A daemon named DAEMON+ABI (steps/runs) is DAEMON, its lookups made by
+# /lab/ABI/client, a program of that other ABI (--caller).
 run_one() { # program abi name
 	prog=$1 abi=$2 name=$3
 	out=/tmp/out.$$
-	path=$(install_as "$abi" "$prog" "$name")
+	bin=${prog%%+*} caller=
+	[ "$bin" = "$prog" ] || caller=${prog#*+}
+	path=$(install_as "$abi" "$bin" "$name")
 	echo
-	echo "\$ $name --step $step        # $prog, $abi build"
+	echo "\$ $name --step $step${caller:+ --caller $caller}        # $prog, $abi build"
 	set -- "$path" --step "$step"
-	case $prog in
-	*-style) set -- "$@" --timeout-ms "$read_ms" --watchdog-s "$watchdog" ;;
+	case $bin in
+	*-style) set -- "$@" --timeout-ms "$read_ms" --watchdog-s "$watchdog" ${caller:+--caller "$caller"} ;;
 	packet-pipe) set -- "$@" --timeout-ms "$read_ms" ;;
 	esac
 	start=$(date +%s)
@@ -172,7 +176,9 @@ run_demo() {
 
 run_shell() {
 	mkdir -p /lab/bin
-	for abi in i386 x86_64 x32; do
+	# the ABIs of /lab/abis (guest/abis on the host)
+	grep -v '^#' /lab/abis | while read -r abi _; do
+		[ -n "$abi" ] || continue
 		for prog in "/lab/$abi"/*; do
 			ln -s "$prog" "/lab/bin/${prog##*/}-$abi"
 		done

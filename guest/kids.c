@@ -55,10 +55,32 @@ pid_t kid_fork(struct lab *L)
 	return pid;
 }
 
-pid_t spawn_client(struct lab *L, const char *path)
+int client_walk(const char *prog, const char *path)
 {
 	struct stat st;
 	struct statfs sf;
+
+	if (stat(path, &st) < 0) {
+		fprintf(stderr, "%s: client %d: stat %s: %s\n", prog,
+			(int)getpid(), path, strerror(errno));
+		return KID_STAT;
+	}
+	if (statfs(path, &sf) < 0) {
+		fprintf(stderr, "%s: client %d: statfs %s: %s\n", prog,
+			(int)getpid(), path, strerror(errno));
+		return KID_STATFS;
+	}
+	if ((unsigned long)sf.f_type != TMPFS_MAGIC) {
+		fprintf(stderr, "%s: client %d: %s has f_type 0x%lx, not tmpfs\n",
+			prog, (int)getpid(), path, (unsigned long)sf.f_type);
+		return KID_NOT_TMPFS;
+	}
+	fprintf(stderr, "%s: client %d: %s is a tmpfs\n", prog, (int)getpid(), path);
+	return KID_OK;
+}
+
+pid_t spawn_client(struct lab *L, const char *path)
+{
 	pid_t pid;
 
 	pid = kid_fork(L);
@@ -71,23 +93,13 @@ pid_t spawn_client(struct lab *L, const char *path)
 		fprintf(stderr, "%s: client: setpgid: %s\n", L->prog, strerror(errno));
 		_exit(KID_SETPGID);
 	}
-	if (stat(path, &st) < 0) {
-		fprintf(stderr, "%s: client %d: stat %s: %s\n", L->prog,
-			(int)getpid(), path, strerror(errno));
-		_exit(KID_STAT);
+	if (L->caller) {
+		/* the walk by a process of another ABI: the kernel sees its syscalls */
+		execl(L->caller, "client", path, (char *)NULL);
+		fprintf(stderr, "%s: client: exec %s: %s\n", L->prog, L->caller, strerror(errno));
+		_exit(KID_EXEC);
 	}
-	if (statfs(path, &sf) < 0) {
-		fprintf(stderr, "%s: client %d: statfs %s: %s\n", L->prog,
-			(int)getpid(), path, strerror(errno));
-		_exit(KID_STATFS);
-	}
-	if ((unsigned long)sf.f_type != TMPFS_MAGIC) {
-		fprintf(stderr, "%s: client %d: %s has f_type 0x%lx, not tmpfs\n",
-			L->prog, (int)getpid(), path, (unsigned long)sf.f_type);
-		_exit(KID_NOT_TMPFS);
-	}
-	fprintf(stderr, "%s: client %d: %s is a tmpfs\n", L->prog, (int)getpid(), path);
-	_exit(KID_OK);
+	_exit(client_walk(L->prog, path));
 }
 
 pid_t spawn_expirer(struct lab *L)
@@ -190,6 +202,8 @@ static const char *kid_exit_text(int code)
 	case KID_EXPIRE_FEW: return "nothing was left to expire before every key expired";
 	case KID_EXPIRE_MANY: return "more keys expired than were mounted";
 	case KID_EXPIRE_IOCTL: return "AUTOFS_IOC_EXPIRE_MULTI failed";
+	case KID_EXEC: return "the caller of another ABI (--caller) could not be run";
+	case KID_USAGE: return "the caller of another ABI was not given one path";
 	}
 	return "an exit status no child of the lab uses";
 }

@@ -18,8 +18,10 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/magic.h>
 
 #include "daemon.h"
 #include "kselftest_harness.h"
@@ -577,6 +579,26 @@ TEST(kids_never_lost)
 	EXPECT_EQ(0, L.nkids);
 	EXPECT_EQ(-1, waitpid(-1, NULL, WNOHANG));
 	EXPECT_EQ(ECHILD, errno);
+}
+
+/*
+ * The client's walk, which a caller of another ABI (client.c) makes too:
+ * a tmpfs is success; a missing key, or one that is not a tmpfs, is the
+ * exit status serve.c explains.  /dev/shm is a tmpfs on any Debian host;
+ * the directory the test runs in is not, unless the host put it on one.
+ */
+TEST(client_walks_into_a_tmpfs)
+{
+	struct statfs sf;
+
+	ASSERT_EQ(0, statfs("/dev/shm", &sf));
+	if ((unsigned long)sf.f_type != TMPFS_MAGIC)
+		SKIP(return, "/dev/shm is not a tmpfs here");
+	EXPECT_EQ(KID_OK, client_walk("test-serve", "/dev/shm"));
+	EXPECT_EQ(KID_STAT, client_walk("test-serve", "/dev/shm/no-such-key-of-the-lab"));
+	ASSERT_EQ(0, statfs("/", &sf));
+	if ((unsigned long)sf.f_type != TMPFS_MAGIC)
+		EXPECT_EQ(KID_NOT_TMPFS, client_walk("test-serve", "/"));
 }
 
 TEST_HARNESS_MAIN

@@ -20,6 +20,15 @@ n=${ARGS[0]:-} transport=${OPT[gdb]} step=${OPT[step]}
 { [ ${#ARGS[@]} -eq 1 ] && [[ "$n" =~ ^[1-9][0-9]*$ ]]; } || usage_error "$usage"
 case $transport in '' | gdbstub | kgdb) ;; *) usage_error "$usage" ;; esac
 { [ -n "$transport" ] && [ -n "$step" ]; } || { [ -z "$transport" ] && [ -z "$step" ]; } || usage_error "$usage"
+# the whole soak's time limit: N runs of their own limits (LIMIT_RUN is
+# one command's, and three hundred sessions are more than one)
+if [ -n "$transport" ]; then
+	per=$(($(gdb_batch_limit "$(step_out "$(resolve_step "$step")")") + LIMIT_AFTER_GDB))
+else
+	per=0
+	for s in $(step_slugs); do per=$((per + $(step_boot_limit "$(step_out "$s")"))); done
+fi
+export LAB_DEADLINE=$(($(date +%s) + LIMIT_KERNEL_BUILD + n * per))
 "$SCRIPTS/lab.sh" build >/dev/null
 report=$BUILD_DIR/soak.txt
 : >"$report"
@@ -38,6 +47,10 @@ soak_sessions() {
 			why="FAILED: $(grep -m 1 '^error: ' "$LOGS/soak-session.log" || tail -n 1 "$LOGS/soak-session.log")"
 			failed=$((failed + 1))
 			cp "$LOGS/soak-session.log" "$LOGS/soak-session-$i-failed.log"
+			# and the session's own logs, which the next session writes over
+			for f in gdb serial boot qemu; do
+				cp "$(step_out "$s")/$f-$transport.log" "$LOGS/soak-session-$i-$f.log" 2>/dev/null || true
+			done
 		fi
 		secs=$((($(date +%s%N) - t0) / 1000000))
 		all+=("$secs")

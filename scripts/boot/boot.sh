@@ -103,7 +103,7 @@ demo)
 	[ "$rc" -eq 125 ] && die "step $s: QEMU reported a KVM internal error and paused the guest (stopped at once; see $qlog):
 $(grep -m 3 -A 2 'KVM internal error' "$qlog")
 KVM does not work on this machine: run with LAB_KVM=0."
-	[ "$rc" -eq 124 ] && die "step $s: the guest did not power off within ${timeout_s}s (QEMU killed; ${stuck:-its monitor did not say where its CPU was}). Serial log: $log"
+	[ "$rc" -eq 124 ] && die "step $s: the guest did not power off within ${CHILD_LIMIT}s$([ "$CHILD_LIMIT" -ge "$timeout_s" ] || echo " (its limit, ${timeout_s} s, cut to what was left of the lab command's)") (QEMU killed; ${stuck:-its monitor did not say where its CPU was}). Serial log: $log"
 	[ "$rc" -eq 0 ] || die "step $s: QEMU exited with status $rc: $(tail -n 3 "$qlog"). Serial log: $log"
 	grep -q '^LAB-END' "$log" || die "step $s: the guest stopped before its demo finished (panic?). Serial log: $log"
 	# whole or not at all, and with what it was booted from

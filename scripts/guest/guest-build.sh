@@ -41,9 +41,12 @@ debian=0
 while read -r prog abi _; do
 	if is_debian_program "$prog"; then
 		debian=1
-	else
-		[ -x "$out/guest/$abi/$prog" ] || die "step $s runs $prog for $abi, which guest/ does not build"
+		continue
 	fi
+	# DAEMON+ABI: DAEMON, its lookups by the client of that other ABI
+	[ -x "$out/guest/$abi/${prog%%+*}" ] || die "step $s runs ${prog%%+*} for $abi, which guest/ does not build"
+	[ "${prog%%+*}" = "$prog" ] || [ -x "$out/guest/${prog#*+}/client" ] ||
+		die "step $s runs $prog: no client built for ${prog#*+}"
 done <"$out/programs"
 [ "$debian" = 0 ] || "$SCRIPTS/guest/debian-root.sh"
 
@@ -55,7 +58,7 @@ files=$out/initramfs-files
 rm -rf "$files"
 mkdir -p "$files"
 cp /bin/busybox "$LAB_ROOT/guest/init.sh" "$LAB_ROOT/guest/result.sh" \
-	"$LAB_ROOT/guest/debian-run.sh" "$out/programs" "$files/"
+	"$LAB_ROOT/guest/debian-run.sh" "$LAB_ROOT/guest/abis" "$out/programs" "$files/"
 for abi in "${abis[@]}"; do
 	mkdir "$files/$abi"
 	find "$out/guest/$abi" -maxdepth 1 -type f -perm -u+x -exec cp {} "$files/$abi/" \;
@@ -73,6 +76,7 @@ list=$out/initramfs.list
 	echo "file /lab/result.sh $files/result.sh 0644 0 0"
 	echo "file /lab/debian-run.sh $files/debian-run.sh 0755 0 0"
 	echo "file /lab/programs $files/programs 0644 0 0"
+	echo "file /lab/abis $files/abis 0644 0 0"
 	for abi in "${abis[@]}"; do
 		echo "dir /lab/$abi 0755 0 0"
 		find "$files/$abi" -type f -printf '%f\n' | LC_ALL=C sort |

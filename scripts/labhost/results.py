@@ -15,6 +15,10 @@ Its command line (python3 -m labhost.results, with scripts/ on PYTHONPATH):
         the outcome matrix of the given steps, measured, against history
     results.py show TRANSCRIPT
         the parsed RESULT lines, one per line (for a quick look)
+    results.py judge --base LABEL TRANSCRIPT --goal LABEL EXPECTED TRANSCRIPT
+        make try's verdict: a learner's kernel's runs side by side with a
+        base step's and the goal's predictions, and which differ, and why;
+        exit 1 if any does
 
 Other scripts (the docs' pipe diagram) import parse_transcript() and
 cell_text() from here. The expected file is the step model's to read
@@ -298,6 +302,71 @@ def cmd_show(args):
     return 1 if problems else 0
 
 
+def judge(base, goal, goal_expected, tried):
+    """make try's verdict on a learner's kernel: (lines, differing) where
+    lines is the side-by-side table (run | base measured | yours | the
+    goal's prediction) and differing the runs whose result is not the
+    goal's, each (run text, yours, goal's, why)."""
+    rows = parse_expected(goal_expected)
+    _, base_runs, _ = parse_transcript(base[1]) if base[1] else ([], [], [])
+    _, mine, problems = parse_transcript(tried)
+    by_base = {r.key(): r for r in base_runs}
+    by_mine = {}
+    for r in mine:
+        by_mine.setdefault(r.key(), []).append(r)
+    width = max([len(row.run()) for row in rows] + [10])
+    head = "%-*s  %-30s %-30s %s" % (width, "run (program, ABI, name)", base[0], "your kernel",
+                                    goal + " (history)")
+    lines, differing = [head, "-" * len(head)], []
+    for row in rows:
+        b = by_base.get(row.key())
+        got = by_mine.get(row.key(), [])
+        if len(got) == 1:
+            yours = cell_text(got[0])
+            why = matches(row, got[0])
+            why = why and "%s; detail: %s" % (why, got[0]["detail"])
+        else:
+            yours = "missing" if not got else "%d RESULT lines" % len(got)
+            why = "no one RESULT line for it"
+        lines.append("%-*s  %-30s %-30s %s%s" % (width, row.run(), cell_text(b) if b else "·", yours,
+                                                  row.prediction(), "" if why is None else "   <- differs"))
+        if why is not None:
+            differing.append((row, yours, why))
+    for p in problems:
+        differing.append((None, "", p))
+    return lines, differing
+
+
+def cmd_judge(args):
+    lines, differing = judge((args.base_label, args.base_transcript), args.goal_label,
+                             args.goal_expected, args.transcript)
+    print("\n".join(lines))
+    print()
+    n = len(lines) - 2
+    if not differing:
+        print("VERDICT: every run as the goal, %s: %d of %d" % (args.goal_label, n, n))
+        return 0
+    # a run whose daemon takes its lookups from another ABI (DAEMON+ABI)
+    # that differs while the same daemon's own run does not: the packet
+    # followed the ABI of the process that walked in
+    rows = {row.key(): row for row, _, _ in differing if row is not None}
+    caller = sorted(row.run() for k, row in rows.items()
+                    if "+" in k[0] and (k[0].split("+")[0], k[1], k[2]) not in rows)
+    print("VERDICT: %d of %d runs differ from the goal, %s:" % (len(differing), n, args.goal_label))
+    for row, yours, why in differing:
+        if row is None:
+            print("  the transcript: %s" % why)
+        else:
+            print("  %s: yours %s, the goal %s (%s)" % (row.run(), yours, row.prediction(), why))
+    if caller:
+        print("  A lucky fix? %s differ%s where the same daemon with its own lookups is as the"
+              " goal: the packet followed the ABI of the process that walked into the mount,"
+              " not the daemon's. Whose ABI counts is the daemon's, known when it mounts or"
+              " sets its pipe, not in_compat_syscall() when the packet is written."
+              % ("; ".join(caller), "s" if len(caller) == 1 else ""))
+    return 1
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -314,8 +383,16 @@ def main(argv):
                    metavar=("LABEL", "TITLE", "EXPECTED", "TRANSCRIPT"))
     s = sub.add_parser("show")
     s.add_argument("transcript")
+    j = sub.add_parser("judge")
+    j.add_argument("--base", nargs=2, metavar=("LABEL", "TRANSCRIPT"), required=True,
+                   dest="base_pair")
+    j.add_argument("--goal", nargs=2, metavar=("LABEL", "EXPECTED"), required=True, dest="goal_pair")
+    j.add_argument("transcript")
     args = ap.parse_args(argv)
-    return {"check": cmd_check, "matrix": cmd_matrix, "show": cmd_show}[args.cmd](args)
+    if args.cmd == "judge":
+        args.base_label, args.base_transcript = args.base_pair
+        args.goal_label, args.goal_expected = args.goal_pair
+    return {"check": cmd_check, "matrix": cmd_matrix, "show": cmd_show, "judge": cmd_judge}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -92,6 +92,12 @@ def read_runs(path, where=None, abis=None):
         if abi not in abis:
             raise StepError("%s:%d: no ABI '%s' (guest/abis has: %s)"
                             % (where, n, abi, " ".join(abis)))
+        # DAEMON+ABI: the daemon, its lookups made by a program of another
+        # ABI (guest/init.sh runs /lab/ABI/client for them)
+        daemon, plus, caller = prog.partition("+")
+        if plus and (caller not in abis or caller == abi or daemon in DEBIAN_PROGRAMS):
+            raise StepError("%s:%d: %s: a caller's ABI must be another of guest/abis (%s) than the run's"
+                            " (%s), for a daemon of the lab's" % (where, n, prog, " ".join(abis), abi))
         if prog in DEBIAN_PROGRAMS and abi not in DEBIAN_ABIS:
             raise StepError("%s:%d: %s for %s: Debian ships i386 and amd64 only"
                             % (where, n, prog, abi))

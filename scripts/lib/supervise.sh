@@ -49,20 +49,47 @@ LAB_CHILDREN=()
 group_live() { # pgid
 	pgrep -g "$1" -r R,S,D,T,t,W,I,P >/dev/null
 }
-# SIGTERM to the group, SIGKILL 2 s later to whatever still runs. The
+# The processes of a group and every process they started, in whatever
+# group or session (QEMU is boot.sh's child in a session of its own).
+group_tree() { # pgid
+	local todo all=() p
+	mapfile -t todo < <(pgrep -g "$1")
+	while [ ${#todo[@]} -gt 0 ]; do
+		p=${todo[0]} todo=("${todo[@]:1}")
+		all+=("$p")
+		mapfile -t -O "${#todo[@]}" todo < <(pgrep -P "$p")
+	done
+	[ ${#all[@]} -eq 0 ] || printf '%s\n' "${all[@]}" | sort -un | tr '\n' ' '
+}
+# Is one of these processes still running (a zombie is not)?
+any_live() { # pid...
+	local p st
+	for p; do
+		read -r st <"/proc/$p/stat" 2>/dev/null || continue
+		st=${st##*) } # (after the command's name, which may hold anything)
+		[ "${st%% *}" = Z ] || return 0
+	done
+	return 1
+}
+# SIGTERM to the group, SIGKILL LIMIT_STOP s later to whatever still runs
+# of it and of what it started: the tree is taken before the SIGTERM, so
+# a child killed while it stops its own children leaves none behind. The
 # signal that ended it is left in STOP_SIGNAL (none: it was gone).
 stop_group() { # pgid
+	local tree end
 	STOP_SIGNAL=none
+	read -r -a tree <<<"$(group_tree "$1")"
 	kill -TERM -- "-$1" 2>/dev/null || return 0
 	STOP_SIGNAL=TERM
-	local end=$((${EPOCHREALTIME//[!0-9]/} + LIMIT_STOP * 1000000))
+	end=$((${EPOCHREALTIME//[!0-9]/} + LIMIT_STOP * 1000000))
 	while [ "${EPOCHREALTIME//[!0-9]/}" -lt "$end" ]; do
-		group_live "$1" || return 0
+		{ group_live "$1" || any_live "${tree[@]}"; } || return 0
 		sleep 0.05
 	done
 	# shellcheck disable=SC2034 # read by the callers that care
 	STOP_SIGNAL=KILL
 	kill -KILL -- "-$1" 2>/dev/null || true
+	[ ${#tree[@]} -eq 0 ] || kill -KILL "${tree[@]}" 2>/dev/null || true
 }
 forget_child() { # pid
 	local g rest=()
@@ -114,11 +141,14 @@ start_child() { # command...
 # matching $4 appeared in the file $3 (a failure the child reports but
 # does not die of), which stops it too. A caller that can ask a child
 # what it was doing names a function in ON_LIMIT: it runs when the
-# limit is reached, before the child is stopped.
+# limit is reached, before the child is stopped. CHILD_LIMIT: the limit
+# it had (less than asked when the lab command's deadline was nearer).
 wait_child() { # pid seconds [file pattern]
 	local pid=$1 end rc=0 limit
 	# (callers test our status, so set -e is off here: exit ourselves)
 	limit=$(child_limit "$2") || exit
+	# shellcheck disable=SC2034 # for the callers' messages
+	CHILD_LIMIT=$limit
 	end=$((SECONDS + limit))
 	while kill -0 "$pid" 2>/dev/null; do
 		if [ "$SECONDS" -ge "$end" ]; then

@@ -30,6 +30,7 @@ unit             test   -  the guest programs' host unit tests, in each ABI this
 abi-scan         test   -  the scan of the uapi headers, its numbers proven by the compiler
 repro            test   -  the first step built again elsewhere, without ccache: the same bytes
 bundle-trip      test   -  a workshop's round trip: make bundle, make import, make run STEP=1
+try              test   -  make try: the exercise's designs get what the page says; a bad patch, one clear error
 boots            test   a  every step's guest, booted (or its transcript of these inputs), against history
 gdb-a            test   a  gdbstub and kgdb sessions of the first half of the steps, values checked
 gdb-b            test   b  gdbstub and kgdb sessions of the other half
@@ -248,6 +249,10 @@ suite_gdb-b() {
 	exec "$SCRIPTS/tests/gdb-test.sh" "${s[@]}"
 }
 suite_kgdb-ending() { exec "$SCRIPTS/tests/test-kgdb-ending.sh"; }
+suite_try() {
+	skip_imported "make try: a learner's kernel patch judged by the matrix" && return
+	exec "$SCRIPTS/tests/test-try.sh"
+}
 suite_boot-robust() { exec "$SCRIPTS/tests/test-boot-robust.sh"; }
 
 suite_docs() {

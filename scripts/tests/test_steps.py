@@ -226,6 +226,9 @@ def bad_fakes(top):
     bad(top, "debian-x32", lambda r: write(os.path.join(r, "steps", "runs"),
                                            SHARED_RUNS + "debian-automount x32 automount\n"),
         "steps/runs:5: debian-automount for x32: Debian ships i386 and amd64 only")
+    bad(top, "caller-same-abi", lambda r: write(os.path.join(r, "steps", "runs"),
+                                                SHARED_RUNS + "systemd-style+i386 i386 systemd-style\n"),
+        "steps/runs:5: systemd-style+i386: a caller's ABI must be another of guest/abis")
     bad(top, "unknown-abi", lambda r: write(os.path.join(r, "steps", "runs"),
                                             SHARED_RUNS + "systemd-style arm64 systemd-style\n"),
         "steps/runs:5: no ABI 'arm64' (guest/abis has: i386 x86_64 x32)")

@@ -13,7 +13,9 @@ into GEN (build/docs-gen):
   commands-FIRST.md          the QEMU and gdb lines of the first step's runs
   where-else-*.md            make abi-scan's tables
   limits.md                  the table of time limits
-  bench.md                   the timings of the last make (and make bench)
+  bench.md                   the timings: docs/bench.txt (make bench, kept), this
+                             machine's make bench, and the last make's
+  try-*.md                   make try's verdicts on the workshop exercise's designs
   not-yet.txt                what shows a note, and the commands that make it
 Pages name the build directory's files as build/...: GEN/root/build is a
 link to BUILD. Called by scripts/docs/docs.sh, which boots and scans nothing."""
@@ -37,8 +39,8 @@ def read(path, default=None):
 
 
 class Includes:
-    def __init__(self, gen, build):
-        self.gen, self.build = gen, build
+    def __init__(self, gen, build, root):
+        self.gen, self.build, self.root = gen, build, root
         self.missing = []          # (file as build/..., command)
 
     def in_build(self, path):
@@ -115,6 +117,7 @@ class Includes:
              "`make test`'s debugger sessions (`LIMIT_GDB_EXTRA`)"),
             ("`LIMIT_INTERACTIVE`", lim["LIMIT_INTERACTIVE"], "`make gdb`, `make kgdb`, `make shell`"),
             ("`LIMIT_KERNEL_BUILD`", lim["LIMIT_KERNEL_BUILD"], "one kernel make"),
+            ("`LIMIT_SUITE`", lim["LIMIT_SUITE"], "one suite of `make test` (`make test T=NAME`)"),
             ("`LIMIT_RUN`", lim["LIMIT_RUN"], "a whole lab command (`make`, `make test`)"),
         ]
         write(os.path.join(self.gen, "limits.md"),
@@ -124,23 +127,46 @@ class Includes:
               + "".join("| %s | %s | %s |\n" % r for r in rows))
 
     def bench(self, steps):
-        text = ("Measured by the last `make` on this machine: each step's kernel build"
-                " (`build/steps/SLUG/kernel-build-seconds`; the first build of a fresh machine is"
-                " cold, later ones reuse ccache and the shared build directory) and its boot to"
-                " verdict (`build/steps/SLUG/boot-seconds`), under the accelerator the lab chose"
-                " (`build/steps/SLUG/boot-accel`: tcg is software emulation).\n\n"
-                "| step | kernel build, s | boot to verdict, s | accelerator |\n|---|---|---|---|\n")
+        """The timings: the report make bench wrote on the machine the lab
+        was developed on (docs/bench.txt, kept in the repository with its
+        commit, date and machine), this machine's own make bench if it ran
+        one, and what the last make measured here."""
+        text = ""
+        if read(os.path.join(self.root, "docs", "bench.txt")):
+            text += ("Measured by `make bench` on an idle machine and kept in the repository"
+                     " (`docs/bench.txt`): the commit, the date and the machine are in its first"
+                     " lines, and every figure is beside its ratio to that machine's cold build of"
+                     " step 1's kernel, which is what to compare with your own machine.\n\n"
+                     '```text\n--8<-- "docs/bench.txt"\n```\n\n')
+        else:
+            text += "No `make bench` report is kept in the repository (`docs/bench.txt`) yet.\n\n"
+        if read(os.path.join(self.build, "bench.txt")):
+            text += ("This machine's own `make bench` (`build/bench.txt`):\n\n"
+                     '```text\n--8<-- "build/bench.txt"\n```\n\n')
+        text += ("What the last `make` measured on this machine: each step's kernel build"
+                 " (`build/steps/SLUG/kernel-build-seconds`; the first build of a fresh machine is"
+                 " cold, later ones reuse ccache and the shared build directory) and its boot to"
+                 " verdict (`build/steps/SLUG/boot-seconds`), under the accelerator the lab chose"
+                 " (`build/steps/SLUG/boot-accel`: tcg is software emulation), whatever else the"
+                 " machine was doing then.\n\n"
+                 "| step | kernel build, s | boot to verdict, s | accelerator |\n|---|---|---|---|\n")
         for slug in steps:
             text += "| %s | %s | %s | %s |\n" % (
                 slug, read(self.out(slug, "kernel-build-seconds"), "not measured"),
                 read(self.out(slug, "boot-seconds"), "not measured"),
                 read(self.out(slug, "boot-accel"), "tcg"))
-        if read(os.path.join(self.build, "bench.txt")):
-            text += ("\nMeasured by `make bench` (`build/bench.txt`), with a cold kernel build:\n\n"
-                     '```text\n--8<-- "build/bench.txt"\n```\n')
-        else:
-            text += "\n`make bench` adds a cold kernel build (ccache off) and `make test`.\n"
         write(os.path.join(self.gen, "bench.md"), text)
+
+    def try_exercise(self):
+        """The exercise's solution on the workshop page: what make try said
+        of each design, as make test's try suite recorded it."""
+        for name in ("design-a", "good-fix", "wrong-fix"):
+            path = os.path.join(self.build, "try-exercise", name + ".txt")
+            if read(path) and "VERDICT: " in read(path):
+                write(os.path.join(self.gen, "try-%s.md" % name),
+                      '```text\n--8<-- "%s"\n```\n' % self.in_build(path))
+            else:
+                self.not_yet("try-" + name, path, "make test T=try")
 
     def summary(self):
         """One line per command that would make what shows a note."""
@@ -175,7 +201,7 @@ def main():
     a = p.parse_args()
     numbers = dict(a.step)
     lim = {k: int(v) for k, v in a.limit}
-    inc = Includes(a.gen, a.build)
+    inc = Includes(a.gen, a.build, os.environ["LAB_ROOT"])
     for slug in a.gdb:
         inc.gdb_log("gdbstub", slug, numbers[slug])
         inc.gdb_log("kgdb", slug, numbers[slug])
@@ -183,6 +209,7 @@ def main():
     inc.where_else()
     inc.limits(lim)
     inc.bench(numbers)
+    inc.try_exercise()
     inc.summary()
 
 

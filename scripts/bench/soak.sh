@@ -39,7 +39,7 @@ soak_sessions() {
 	s=$(resolve_step "$step")
 	say "soak: $n $transport sessions of step $s, one after the other; results in ${report#"$LAB_ROOT"/}"
 	for i in $(seq 1 "$n"); do
-		net_before=$(wc -l <"$LOGS/kgdb-safety-net.log" 2>/dev/null || echo 0)
+		net_before=$({ wc -l <"$LOGS/kgdb-safety-net.log"; } 2>/dev/null || echo 0)
 		t0=$(date +%s%N)
 		if "$SCRIPTS/gdb/gdb.sh" "$transport" "$s" --batch >"$LOGS/soak-session.log" 2>&1; then
 			why=ok ok=$((ok + 1))
@@ -54,7 +54,7 @@ soak_sessions() {
 		fi
 		secs=$((($(date +%s%N) - t0) / 1000000))
 		all+=("$secs")
-		net_after=$(wc -l <"$LOGS/kgdb-safety-net.log" 2>/dev/null || echo 0)
+		net_after=$({ wc -l <"$LOGS/kgdb-safety-net.log"; } 2>/dev/null || echo 0)
 		if [ "$net_after" -gt "$net_before" ]; then
 			helped=$((helped + 1))
 			why="$why, with the safety net's help: $(tail -n 1 "$LOGS/kgdb-safety-net.log" | sed 's/.*state=//')"

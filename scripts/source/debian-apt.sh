@@ -67,6 +67,8 @@ Acquire::Check-Valid-Until "false";
 EOF
 }
 
+# an apt query of the private root, bounded like every child
+apt_() { APT_CONFIG=$APTROOT/etc/apt/apt.conf run_child "$LIMIT_SHORT" "$@"; }
 
 # apt-get update of the private root, once (its lists are kept)
 update_once() {

@@ -17,12 +17,12 @@ s=${1:?usage: repro-check.sh SLUG}
 out=$(step_out "$s")
 # another path, of another length, than build/linux and build/steps/SLUG
 other=$BUILD_DIR/repro/built-elsewhere
-tree=$other/linux
+wtree=$other/linux
 # the worktree goes in any case; the other output stays if it differs
 drop_tree() {
-	git -C "$KSRC" worktree remove --force "$tree" >/dev/null 2>&1 || true
+	git -C "$KSRC" worktree remove --force "$wtree" >/dev/null 2>&1 || true
 	git -C "$KSRC" worktree prune
-	rm -rf "$tree"
+	rm -rf "$wtree"
 }
 drop_tree
 rm -rf "$other"
@@ -33,10 +33,10 @@ trap 'drop_tree; lab_cleanup' EXIT
 # before its plan, which make test reports
 {
 	run_logged "git worktree of $s" "$LOGS/repro-worktree.log" "$LIMIT_KERNEL_BUILD" \
-		git -C "$KSRC" worktree add --detach "$tree" "$s"
+		git -C "$KSRC" worktree add --detach "$wtree" "$s"
 	# without ccache: a cached object would be the first build's own
 	# bytes, whatever path it might have named (a cold build: minutes)
-	CCACHE_DISABLE=1 "$SCRIPTS/kernel/kernel-build.sh" --tree "$tree" --out "$other/out"
+	CCACHE_DISABLE=1 "$SCRIPTS/kernel/kernel-build.sh" --tree "$wtree" --out "$other/out"
 	"$SCRIPTS/guest/guest-build.sh" "$s" --out "$other/out"
 } 2>&1 | sed -u 's/^/# /'
 

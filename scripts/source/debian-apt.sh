@@ -85,8 +85,7 @@ update_once() {
 apt_download() { # pkg[:arch] dir
 	local pa=$1 dir=$2 uri fn size sum
 	update_once >&2 # our stdout is the answer
-	read -r uri fn size sum < <(APT_CONFIG=$APTROOT/etc/apt/apt.conf run_child "$LIMIT_SHORT" \
-		apt-get download --print-uris "$pa" </dev/null 2>/dev/null) ||
+	read -r uri fn size sum < <(apt_ apt-get download --print-uris "$pa" </dev/null 2>/dev/null) ||
 		die "apt finds no package $pa in Debian $DEBIAN_SUITE (see $LOGS/debian-apt-update.log)"
 	: "$uri" "$size"
 	if [ ! -f "$dir/$fn" ]; then

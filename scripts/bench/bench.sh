@@ -29,6 +29,9 @@ export LAB_DEADLINE=$(($(date +%s) + 2 * LIMIT_RUN))
 
 [ -z "$(git -C "$LAB_ROOT" status --porcelain --untracked-files=no)" ] ||
 	die "the checkout has changes that are not committed: a bench names the commit it measured. Commit them (or stash them) first."
+load() { cut -d' ' -f1 /proc/loadavg; }
+# before the bench's own work (removing an earlier bench's tree is some)
+start_load=$(load)
 bench=$BUILD_DIR/bench
 lab=$bench/lab
 rm -rf "$bench"
@@ -41,7 +44,6 @@ if [ -f "$BUILD_DIR/debian/debs/MANIFEST" ]; then
 fi
 report=$BUILD_DIR/bench.txt
 bench_rel=${bench#"$LAB_ROOT"/} report_rel=${report#"$LAB_ROOT"/}
-load() { cut -d' ' -f1 /proc/loadavg; }
 
 # seconds and peak RSS (MiB) of a command, from GNU time, bounded
 measure() { # name limit command...
@@ -59,8 +61,7 @@ row() { # what seconds [note]
 	printf '    %-58s %8s s  %s\n' "$1" "$2" "${3:-}"
 }
 
-start_load=$(load)
-say "bench: $(nproc) cores; load now $start_load (an idle machine reads below 0.5); logs in $bench_rel"
+say "bench: $(nproc) cores; load at its start $start_load (an idle machine reads below 0.5); logs in $bench_rel"
 [ "$(awk -v l="$start_load" 'BEGIN { print (l < 0.5) }')" = 1 ] ||
 	warn "the machine is not idle (load $start_load): the figures will be slower than it can do"
 lab_make() { make -s -C "$LAB_ROOT" BUILD_DIR="$lab" "$@"; }

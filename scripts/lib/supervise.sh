@@ -65,7 +65,8 @@ group_tree() { # pgid
 any_live() { # pid...
 	local p st
 	for p; do
-		read -r st <"/proc/$p/stat" 2>/dev/null || continue
+		# (the 2> first: it must be in place when the < fails)
+		read -r st 2>/dev/null <"/proc/$p/stat" || continue
 		st=${st##*) } # (after the command's name, which may hold anything)
 		[ "${st%% *}" = Z ] || return 0
 	done

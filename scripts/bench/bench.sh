@@ -64,7 +64,6 @@ row() { # what seconds [note]
 say "bench: $(nproc) cores; load at its start $start_load (an idle machine reads below 0.5); logs in $bench_rel"
 [ "$(awk -v l="$start_load" 'BEGIN { print (l < 0.5) }')" = 1 ] ||
 	warn "the machine is not idle (load $start_load): the figures will be slower than it can do"
-lab_make() { make -s -C "$LAB_ROOT" BUILD_DIR="$lab" "$@"; }
 
 # 1. make, from scratch
 info "make, from scratch, ccache off (minutes)"

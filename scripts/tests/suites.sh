@@ -22,6 +22,7 @@ bundle           check  -  make import takes only the bundle announced, whole, o
 check-tree       check  -  the bisect helper's answers to git bisect run (on fakes)
 robust           check  -  Ctrl-C, a second command, make clean, time limits, who is blamed
 bad-input        check  -  an unknown step is refused by every command, with the list
+deps             check  -  the apt-get line for root asks for no name apt would widen (faked Debian 12, 13, empty lists)
 runner           check  -  the test runner counts every failure; docs refuse a stale matrix
 tree             test   -  kernel-patches/ apply, are clean under checkpatch.pl, leave pristine paths pristine; the pages' source lines
 checkpatch-guest test   -  the guest's C under the kernel's checkpatch.pl
@@ -106,6 +107,7 @@ suite_scan-units() { tap_begin; tap_run python3 "$SCRIPTS/abi-scan/unit-tests.py
 suite_inventory() { tap_begin; tap_run python3 "$SCRIPTS/tests/inventory.py" --build "$BUILD_DIR"; finish; }
 suite_bundle() { exec "$SCRIPTS/tests/test-bundle.sh"; }
 suite_check-tree() { exec "$SCRIPTS/tests/test-check-tree.sh"; }
+suite_deps() { exec "$SCRIPTS/tests/test-deps.sh"; }
 suite_robust() { exec "$SCRIPTS/tests/test-robust.sh"; }
 suite_runner() { exec "$SCRIPTS/tests/test-runner.sh"; }
 

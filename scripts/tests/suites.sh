@@ -9,21 +9,23 @@
 #          test: needs the build (make test runs both tiers)
 #   queue  -: alone, in the table's order; a letter: the suites of one
 #          queue run one after the other, side by side with the other
-#          queues of the same block (QEMU's TCG uses a core per guest)
+#          queues of the same block (QEMU's TCG uses a core per guest;
+#          the check suites, mostly waiting on their children, take the
+#          two cores in two queues: each works in a build dir of its own)
 suite_table() {
 	cat <<'EOF'
-shellcheck       check  -  every shell script passes shellcheck
-limits           check  -  the guest has no time limit of its own: lib/limits.sh only
-model            check  -  the step model: every reader of steps/ says the same (on fakes)
-results          check  -  the rules that compare RESULT lines and gdb values with history
-scan-units       check  -  the scanner's parsers, on canned pahole output
-inventory        check  -  inventory, sources, authorship and source references
-bundle           check  -  make import takes only the bundle announced, whole, of this commit
-check-tree       check  -  the bisect helper's answers to git bisect run (on fakes)
-robust           check  -  Ctrl-C, a second command, make clean, time limits, who is blamed
-bad-input        check  -  an unknown step is refused by every command, with the list
-deps             check  -  the apt-get line for root asks for no name apt would widen (faked Debian 12, 13, empty lists)
-runner           check  -  the test runner counts every failure; docs refuse a stale matrix
+shellcheck       check  c  every shell script passes shellcheck
+limits           check  c  the guest has no time limit of its own: lib/limits.sh only
+model            check  c  the step model: every reader of steps/ says the same (on fakes)
+results          check  c  the rules that compare RESULT lines and gdb values with history
+scan-units       check  d  the scanner's parsers, on canned pahole output
+inventory        check  c  inventory, sources, authorship and source references
+bundle           check  c  make import takes only the bundle announced, whole, of this commit
+check-tree       check  d  the bisect helper's answers to git bisect run (on fakes)
+robust           check  d  Ctrl-C, a second command, make clean, time limits, who is blamed
+bad-input        check  c  an unknown step is refused by every command, with the list
+deps             check  d  the apt-get line for root asks for no name apt would widen (faked Debian 12, 13, empty lists)
+runner           check  d  the test runner counts every failure; docs refuse a stale matrix
 tree             test   -  kernel-patches/ apply, are clean under checkpatch.pl, leave pristine paths pristine; the pages' source lines
 checkpatch-guest test   -  the guest's C under the kernel's checkpatch.pl
 cpio-list        test   -  the initramfs lists of Debian roots, every layout

@@ -46,13 +46,21 @@ LAB_CHILDREN=()
 # Is a process of the group still running? A zombie is not: the
 # orphans of a dead group wait as zombies until PID 1 reaps them, which
 # may take a while, and kill -0 would count them.
+# (Without procps, which deps.sh installs as root on a minimal system,
+# the group is asked with kill -0, zombies and all, and its tree is the
+# group alone.)
 group_live() { # pgid
-	pgrep -g "$1" -r R,S,D,T,t,W,I,P >/dev/null
+	if command -v pgrep >/dev/null; then
+		pgrep -g "$1" -r R,S,D,T,t,W,I,P >/dev/null
+	else
+		kill -0 -- "-$1" 2>/dev/null
+	fi
 }
 # The processes of a group and every process they started, in whatever
 # group or session (QEMU is boot.sh's child in a session of its own).
 group_tree() { # pgid
 	local todo all=() p
+	command -v pgrep >/dev/null || return 0
 	mapfile -t todo < <(pgrep -g "$1")
 	while [ ${#todo[@]} -gt 0 ]; do
 		p=${todo[0]} todo=("${todo[@]:1}")

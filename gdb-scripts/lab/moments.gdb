@@ -70,13 +70,15 @@ define lab-pipe-control
   # packet-pipe makes an ordinary pipe first, then an O_DIRECT one,
   # writes a packet into each and asks for the pipe's size, which only
   # it does: pipe_fcntl() is a quiet place to stop (a breakpoint on
-  # pipe_read would stop for every shell pipe).
-  tbreak pipe_fcntl if $_streq($lx_current(0)->comm, "packet-pipe")
+  # pipe_read would stop for every shell pipe). Each stop names its
+  # pipe by O_DIRECT: once, under load, resuming from the first stop
+  # reported the same call again, the ordinary pipe twice.
+  tbreak pipe_fcntl if $_streq($lx_current(0)->comm, "packet-pipe") && !(file->f_flags & $lab_constant("O_DIRECT"))
   continue
   set $cpipe = (struct pipe_inode_info *) file->private_data
   lab-pipe-buf &$cpipe->bufs[$cpipe->tail & ($cpipe->ring_size - 1)]
   lab-value plain_buf_flags $cpipe->bufs[$cpipe->tail & ($cpipe->ring_size - 1)].flags
-  tbreak pipe_fcntl if $_streq($lx_current(0)->comm, "packet-pipe")
+  tbreak pipe_fcntl if $_streq($lx_current(0)->comm, "packet-pipe") && (file->f_flags & $lab_constant("O_DIRECT"))
   continue
   set $cpipe = (struct pipe_inode_info *) file->private_data
   lab-pipe-buf &$cpipe->bufs[$cpipe->tail & ($cpipe->ring_size - 1)]

@@ -233,15 +233,30 @@ def sources_checks(entries, build):
               % (s.slug, " (differs: %s)" % "; ".join(bad) if bad else ""))
 
 
-# A page that names a line of the kernel tree (`FILE:LINE`, the file a
-# path of the tree) says, in an HTML comment, what that line holds:
-#   code: FILE:LINE = TEXT
-# and the lab's 6.1 tree (build/linux, its baseline: the pristine
-# source) must have TEXT on that line. A FILE:LINE in the page without
-# such a line is an error too.
-CODE_REF = re.compile(r"`((?:arch|block|drivers|fs|include|init|ipc|kernel|lib|mm|net|security|"
-                      r"sound|usr|tools)/[A-Za-z0-9_./-]+):(\d+)`")
-CODE_SAYS = re.compile(r"^code: (\S+):(\d+) = (.+)$", re.M)
+# A page that points into the kernel tree names a file, and a function
+# in it, never a line: line numbers move between 6.1 point releases, and
+# a learner's tree is whichever linux-source-6.1 their apt offers. What
+# the page says is there, it says in an HTML comment:
+#   code: FILE = TEXT           (TEXT is a line of FILE)
+#   code: FILE FUNCTION() = TEXT  (... of FUNCTION's body in FILE)
+# and the lab's 6.1 tree (build/linux, its baseline: the pristine source)
+# must hold it. A FILE:LINE in a page is an error.
+CODE_LINE = re.compile(r"`((?:arch|block|drivers|fs|include|init|ipc|kernel|lib|mm|net|security|"
+                       r"sound|usr|tools)/[A-Za-z0-9_./-]+):(\d+)`")
+CODE_SAYS = re.compile(r"^code: (\S+)(?: (\w+)\(\))? = (.+)$", re.M)
+
+
+def function_body(lines, func):
+    """The lines of FUNC's definition in kernel style (its name at the
+    start of a declaration that is not a prototype, up to the first
+    closing brace in column 0), or [] when there is none."""
+    head = re.compile(r"^[A-Za-z_].*\b%s\(" % re.escape(func))
+    for i, line in enumerate(lines):
+        if head.match(line) and not line.rstrip().endswith(";"):
+            for j in range(i + 1, len(lines)):
+                if lines[j].startswith("}"):
+                    return lines[i:j + 1]
+    return []
 
 
 def code_refs(build):
@@ -251,23 +266,28 @@ def code_refs(build):
         print("ok - source references in the pages point at the code they quote # SKIP "
               "no kernel tree in %s (make builds it)" % rel(ksrc))
         return
+    flat = lambda s: " ".join(s.split())
     for p, t in pages:
-        says = {(f, int(n)): text.strip() for f, n, text in CODE_SAYS.findall(t)}
-        named = {(f, int(n)) for f, n in CODE_REF.findall(t)}
-        for ref in sorted(named - set(says)):
-            check(False, "%s: %s:%d has a 'code: FILE:LINE = TEXT' line saying what it holds"
-                  % (rel(p), ref[0], ref[1]))
-        for (f, n), text in sorted(says.items()):
+        for f, n in sorted(set(CODE_LINE.findall(t))):
+            check(False, "%s: `%s:%s` names a line; name the function instead (lines move "
+                  "between 6.1 point releases)" % (rel(p), f, n))
+        for f, func, text in CODE_SAYS.findall(t):
             try:
                 lines = subprocess.run(["git", "-C", ksrc, "show", "baseline:" + f], capture_output=True,
                                        text=True, check=True, timeout=limit("LIMIT_SHORT")).stdout.split("\n")
             except (subprocess.SubprocessError, OSError):
                 lines = []
-            got = lines[n - 1].strip() if 0 < n <= len(lines) else "(no such line)"
-            check(" ".join(got.split()) == " ".join(text.split()),
-                  "%s: %s:%d in the lab's 6.1 tree is the line the page quotes (%r%s)"
-                  % (rel(p), f, n, text, "" if " ".join(got.split()) == " ".join(text.split())
-                     else "; it is %r" % got))
+            where = "%s %s()" % (f, func) if func else f
+            body = function_body(lines, func) if func else lines
+            if not lines:
+                why = "; the tree has no such file"
+            elif not body:
+                why = "; the file defines no %s()" % func
+            else:
+                why = ""
+            found = any(flat(line) == flat(text) for line in body)
+            check(found, "%s: %s in the lab's 6.1 tree holds the line the page quotes (%r%s)"
+                  % (rel(p), where, text.strip(), why or ("" if found else "; it does not")))
 
 
 def main(argv):

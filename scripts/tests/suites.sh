@@ -176,7 +176,7 @@ $(tail -n 15 "$TLOG/kernel-tree.out")"
 			fail "after step $s, ${paths[*]} equal the pristine source: $(git -C "$KSRC" diff --stat baseline "$s" -- "${paths[@]}" | tail -n 1)"
 		fi
 	done
-	# the pages' FILE:LINE references to this tree (tests/inventory.py)
+	# what the pages say this tree holds (tests/inventory.py)
 	tap_run python3 "$SCRIPTS/tests/inventory.py" --code-refs --build "$BUILD_DIR"
 	finish
 }

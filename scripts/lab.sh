@@ -88,7 +88,7 @@ all)
 	build
 	for s in $(step_slugs); do
 		run_step "$s"
-		python3 -m labhost.results show "$(step_out "$s")/transcript.txt" | sed 's/^/    /'
+		"$LAB_PYTHON" -m labhost.results show "$(step_out "$s")/transcript.txt" | sed 's/^/    /'
 	done
 	echo
 	say "outcome matrix (measured in the guest, every step)"

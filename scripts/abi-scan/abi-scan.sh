@@ -153,7 +153,7 @@ if [ -z "$UAPI" ] || [ -z "$KSRC" ] || [ -z "$OUT" ] || [ ${#ARGS[@]} -gt 0 ]; t
 
 need gcc gcc
 need pahole dwarves
-need python3 python3
+need "$LAB_PYTHON" python3
 need xargs findutils
 if [ -d "$KSRC/.git" ]; then need git git; fi
 
@@ -172,14 +172,14 @@ q=()
 
 note() { [ "$QUIET" = 1 ] || printf '%s\n' "$*"; }
 note "abi-scan: headers $UAPI, kernel tree $KSRC, output $OUT"
-plan=$(run_child "$LIMIT_SCAN_STAGE" python3 "$HERE/scan.py" plan "${args[@]}" </dev/null) || die "planning the scan failed"
+plan=$(run_child "$LIMIT_SCAN_STAGE" "$LAB_PYTHON" "$HERE/scan.py" plan "${args[@]}" </dev/null) || die "planning the scan failed"
 note "$plan"
 [ ! -s "$OUT/cache/jobs.txt" ] || check_multilib
 run_jobs "$OUT/cache/jobs.txt" compiled
-probe=$(run_child "$LIMIT_SCAN_STAGE" python3 "$HERE/scan.py" probe objects "${args[@]}" </dev/null) ||
+probe=$(run_child "$LIMIT_SCAN_STAGE" "$LAB_PYTHON" "$HERE/scan.py" probe objects "${args[@]}" </dev/null) ||
 	die "reading the layouts failed"
 [ -z "$probe" ] || note "$probe"
 note "analysing..."
-run_child "$LIMIT_SCAN_STAGE" python3 "$HERE/scan.py" analyze "${args[@]}" --ksrc "$KSRC" "${q[@]}" </dev/null ||
+run_child "$LIMIT_SCAN_STAGE" "$LAB_PYTHON" "$HERE/scan.py" analyze "${args[@]}" --ksrc "$KSRC" "${q[@]}" </dev/null ||
 	die "the analysis failed"
 note "abi-scan: done in $((SECONDS - start)) s"

@@ -85,7 +85,7 @@ for s in $(step_slugs); do
 			continue
 		fi
 		out=$(step_out "$s")
-		got=$(python3 -m labhost.results show "$out/transcript-soak.txt")
+		got=$("$LAB_PYTHON" -m labhost.results show "$out/transcript-soak.txt")
 		secs=$(cat "$out/boot-seconds-soak")
 		if [ -z "$first" ]; then
 			first=$got

@@ -62,7 +62,7 @@ qemu_cmd() { # guest-mode serial-args...
 # registers (kept in hang-RUN.txt), gdb the kernel symbol at RIP.
 where_stuck() {
 	local regs pc sym='' rc
-	regs=$(python3 "$SCRIPTS/boot/qemu-monitor.py" "$mon" "info registers" "$LIMIT_MONITOR" 2>&1) && rc=0 || rc=$?
+	regs=$("$LAB_PYTHON" "$SCRIPTS/boot/qemu-monitor.py" "$mon" "info registers" "$LIMIT_MONITOR" 2>&1) && rc=0 || rc=$?
 	printf '%s\n' "$regs" >"$hang"
 	[ "$rc" -eq 0 ] || return 0
 	# RIP in long mode, EIP before it (firmware, the kernel's setup)

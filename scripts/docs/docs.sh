@@ -99,13 +99,13 @@ say "docs: generating the nav, tables, diagrams and includes in $(rel "$gen")"
 mkdir -p "$gen/root"
 ln -sfn "$BUILD_DIR" "$gen/root/build"
 # (the generators import labhost, on PYTHONPATH since lab_setup)
-run_child "$LIMIT_SHORT" python3 "$generators/site.py" "$gen" "$site" | sed 's/^/    /'
-run_child "$LIMIT_SHORT" python3 "$generators/layout-svg.py" "$(step_out "$layout")/vmlinux" \
+run_child "$LIMIT_SHORT" "$LAB_PYTHON" "$generators/site.py" "$gen" "$site" | sed 's/^/    /'
+run_child "$LIMIT_SHORT" "$LAB_PYTHON" "$generators/layout-svg.py" "$(step_out "$layout")/vmlinux" \
 	"$(step_out "$layout")/guest/i386/systemd-style" \
 	"$(step_out "$layout")/guest/x32/systemd-style" "$gen/layout.svg" \
 	"$(step_out "$layout")/transcript.txt" | sed 's/^/    /'
 numbers() { local s out=(); for s in "$@"; do out+=("$(step_number "$s")"); done; local IFS=,; echo "${out[*]}"; }
-run_child "$LIMIT_SHORT" python3 "$generators/pipe-svg.py" "step $(step_number "${stream[0]}")" \
+run_child "$LIMIT_SHORT" "$LAB_PYTHON" "$generators/pipe-svg.py" "step $(step_number "${stream[0]}")" \
 	"$(step_out "${stream[0]}")/transcript.txt" "step $(step_number "${packet[0]}")" \
 	"$(step_out "${packet[0]}")/transcript.txt" \
 	"steps $(numbers "${stream[@]}" | sed 's/,/, /g')" "$gen/pipe.svg" | sed 's/^/    /'
@@ -122,7 +122,7 @@ for l in $(limit_names); do
 	inc_args+=(--limit "$l=${!l}")
 done
 inc_args+=(--limit "BOOT_PER_PROGRAM=$(($(boot_limit 1) - $(boot_limit 0)))")
-run_child "$LIMIT_SHORT" python3 "$generators/includes.py" "$gen" "$BUILD_DIR" "$(first_step)" "${inc_args[@]}"
+run_child "$LIMIT_SHORT" "$LAB_PYTHON" "$generators/includes.py" "$gen" "$BUILD_DIR" "$(first_step)" "${inc_args[@]}"
 
 # 3. mkdocs, with the generated config. The snippets base path puts
 # $gen/root first, so build/... in a page is this BUILD_DIR; everything

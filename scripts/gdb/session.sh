@@ -103,7 +103,7 @@ gdb_base_args() { # slug out-dir transport
 # ended first) mean nothing waited.
 kgdb_closer() { # where state-file
 	rm -f "$2"
-	start_child python3 "$SCRIPTS/gdb/kgdb-closer.py" "$1" "$LIMIT_KGDB_PROBE" >"$2" 2>&1 </dev/null
+	start_child "$LAB_PYTHON" "$SCRIPTS/gdb/kgdb-closer.py" "$1" "$LIMIT_KGDB_PROBE" >"$2" 2>&1 </dev/null
 	CLOSER_PID=$CHILD_PID CLOSER_FILE=$2
 }
 KGDB_NET_LOG=$LOGS/kgdb-safety-net.log

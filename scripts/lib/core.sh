@@ -21,6 +21,14 @@ set -euo pipefail
 LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 LAB_ROOT=${LAB_ROOT/#\/\//\/}
 SCRIPTS=$LAB_ROOT/scripts
+# The lab's Python: Debian's, which make installs with python3-yaml, not
+# the first python3 on PATH (a pyenv shim or a venv may be another
+# version with other modules, and a shim is a shell script run before
+# every start: 0.5 s each on a machine where Debian's takes 0.05 s).
+# Exported: a test counts starts with LAB_PYTHON=its wrapper.
+LAB_PYTHON=${LAB_PYTHON:-/usr/bin/python3}
+[ -x "$LAB_PYTHON" ] || LAB_PYTHON=$(command -v python3 || echo python3)
+export LAB_PYTHON
 # shellcheck source=limits.sh
 . "$SCRIPTS/lib/limits.sh"
 # shellcheck source=layout.sh

@@ -12,9 +12,9 @@ model_load() {
 	if [ "${LAB_MODEL:-}" ] && [ "${LAB_MODEL%%$'\n'*}" = "$key" ]; then
 		dump=$LAB_MODEL
 	else
-		command -v python3 >/dev/null ||
+		command -v "$LAB_PYTHON" >/dev/null ||
 			die "python3 is missing: run make (or make import), which says which Debian packages to install"
-		dump=$(python3 -m labhost.model shell --build "$BUILD_DIR") || exit
+		dump=$("$LAB_PYTHON" -m labhost.model shell --build "$BUILD_DIR") || exit
 		dump="$key"$'\n'"$dump"
 		export LAB_MODEL=$dump
 	fi

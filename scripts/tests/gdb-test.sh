@@ -46,7 +46,7 @@ for s in "${steps[@]}"; do
 		else
 			fail "$S: $(tail -n 1 "$TLOG/$s-$t.out")"
 		fi
-		tap_run python3 "$SCRIPTS/tests/gdbcheck.py" --label "$S" "$(step_dir "$s")/gdb-checks" \
+		tap_run "$LAB_PYTHON" "$SCRIPTS/tests/gdbcheck.py" --label "$S" "$(step_dir "$s")/gdb-checks" \
 			"$out/gdb-$t.log" "$out/transcript-$t.txt"
 		[ "$t" = kgdb ] || continue
 		# the lab's ending (k) leaves kgdb waiting for nothing: the safety

@@ -103,10 +103,10 @@ $(tail -n 15 "$TLOG/limits.out")"
 	fi
 	finish
 }
-suite_model() { tap_begin; tap_run python3 "$SCRIPTS/tests/test_steps.py"; finish; }
-suite_results() { tap_begin; tap_run python3 "$SCRIPTS/tests/test_results.py"; finish; }
-suite_scan-units() { tap_begin; tap_run python3 "$SCRIPTS/abi-scan/unit-tests.py"; finish; }
-suite_inventory() { tap_begin; tap_run python3 "$SCRIPTS/tests/inventory.py" --build "$BUILD_DIR"; finish; }
+suite_model() { tap_begin; tap_run "$LAB_PYTHON" "$SCRIPTS/tests/test_steps.py"; finish; }
+suite_results() { tap_begin; tap_run "$LAB_PYTHON" "$SCRIPTS/tests/test_results.py"; finish; }
+suite_scan-units() { tap_begin; tap_run "$LAB_PYTHON" "$SCRIPTS/abi-scan/unit-tests.py"; finish; }
+suite_inventory() { tap_begin; tap_run "$LAB_PYTHON" "$SCRIPTS/tests/inventory.py" --build "$BUILD_DIR"; finish; }
 suite_bundle() { exec "$SCRIPTS/tests/test-bundle.sh"; }
 suite_check-tree() { exec "$SCRIPTS/tests/test-check-tree.sh"; }
 suite_deps() { exec "$SCRIPTS/tests/test-deps.sh"; }
@@ -177,7 +177,7 @@ $(tail -n 15 "$TLOG/kernel-tree.out")"
 		fi
 	done
 	# what the pages say this tree holds (tests/inventory.py)
-	tap_run python3 "$SCRIPTS/tests/inventory.py" --code-refs --build "$BUILD_DIR"
+	tap_run "$LAB_PYTHON" "$SCRIPTS/tests/inventory.py" --code-refs --build "$BUILD_DIR"
 	finish
 }
 suite_checkpatch-guest() {

@@ -42,7 +42,7 @@ git -C "$tmp/build/linux" -c user.name=lab -c user.email=lab@example.org commit 
 
 # The transcript of a guest whose every run is as the step's expected
 # file says (its rows as the step model reads them).
-python3 - "$(step_number "$s")" "$LAB_ROOT/steps/$s/expected" \
+"$LAB_PYTHON" - "$(step_number "$s")" "$LAB_ROOT/steps/$s/expected" \
 	>"$tmp/good.txt" <<'EOF'
 import sys
 from labhost.steps import SIZES, parse_expected

@@ -61,7 +61,7 @@ session() { # gdb's arguments before it connects... -- the ending's...
 	rm -f "$link_log"
 	GDB_RC=0
 	run_child "$LIMIT_GDB_EXTRA" gdb "${before[@]}" "${DBG_SETTINGS[@]}" \
-		-ex "target remote | python3 $LAB_ROOT/scripts/tests/lossy-link.py $DBG_WHERE $link_log" \
+		-ex "target remote | $LAB_PYTHON $LAB_ROOT/scripts/tests/lossy-link.py $DBG_WHERE $link_log" \
 		"${after[@]}" -batch "$out/vmlinux" </dev/null >"$gdblog" 2>&1 || GDB_RC=$?
 	DROPPED=$(sed -n 's/^dropped [0-9]*: //p' "$link_log" 2>/dev/null)
 }

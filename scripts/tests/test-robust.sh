@@ -218,9 +218,9 @@ s='' p=''
 for a; do case $a in *path=*) s=${a#*path=} ;; *port=*) p=${a#*port=} ;; file:*) log=${a#file:} ;; esac; done
 printf 'LAB-BEGIN step=1\nLAB-END step=1\n' >"$log"
 if [ -n "$s" ]; then
-	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "${s%%,*}"
+	"$LAB_PYTHON" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "${s%%,*}"
 else # --tcp: listen for a while, as QEMU would
-	python3 -c 'import socket, sys, time; l = socket.socket(); l.bind(("127.0.0.1", int(sys.argv[1]))); l.listen(); time.sleep(2)' "${p%%,*}"
+	"$LAB_PYTHON" -c 'import socket, sys, time; l = socket.socket(); l.bind(("127.0.0.1", int(sys.argv[1]))); l.listen(); time.sleep(2)' "${p%%,*}"
 fi
 EOF
 cat >"$f/bin/gdb" <<EOF

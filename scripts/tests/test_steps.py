@@ -170,13 +170,25 @@ def good_fake(top):
     wrap = os.path.join(top, "bin", "python3")
     write(wrap, '#!/bin/sh\necho x >>"%s"\nexec "%s" "$@"\n' % (counter, sys.executable))
     os.chmod(wrap, 0o755)
-    rc, o, e = shell(root, 'PATH=%s:$PATH; export PATH; : >"%s"; LAB_MODEL= lab_setup; '
+    rc, o, e = shell(root, 'LAB_PYTHON=%s; export LAB_PYTHON; : >"%s"; LAB_MODEL= lab_setup; '
                      'for s in $(step_slugs); do step_title "$s"; step_out "$s"; resolve_step "$s"; '
                      'step_programs "$s"; done >/dev/null; '
                      'bash -c \'. "$1/scripts/lib/core.sh"; lab_setup; step_slugs\' - "$0"; '
-                     'wc -l <"%s"' % (os.path.dirname(wrap), counter, counter))
+                     'wc -l <"%s"' % (wrap, counter, counter))
     check(rc == 0 and o.split()[-1:] == ["1"],
           "twenty step questions and a script of its own take one python3 start (%r %r)" % (o, e))
+    # and that start is Debian's python3, not the first one on PATH
+    if os.access("/usr/bin/python3", os.X_OK):
+        open(counter, "w").close()
+        env = dict(lab_env(root), PATH=os.path.dirname(wrap) + ":" + os.environ["PATH"])
+        env.pop("LAB_PYTHON", None)
+        p = subprocess.run(["bash", "-c", '. "$0/scripts/lib/core.sh"; lab_setup; step_slugs >/dev/null; '
+                            'echo "$LAB_PYTHON"', root], capture_output=True, text=True,
+                           timeout=limit("LIMIT_SHORT"), env=env)
+        starts = len(open(counter).read().split())
+        check(p.returncode == 0 and p.stdout == "/usr/bin/python3\n" and starts == 0,
+              "the lab's python3 is Debian's, not a python3 first on PATH (%r, %d starts of it)"
+              % (p.stdout + p.stderr, starts))
 
 
 def bad(top, name, change, says):

@@ -28,7 +28,7 @@ rev=$(git -C "$KSRC" rev-parse --short HEAD) || exit 125
 "$SCRIPTS/guest/guest-build.sh" "$s" --out "$out" || exit 125
 "$SCRIPTS/boot/boot.sh" demo "$s" --out "$out" || exit 125
 rc=0
-python3 -m labhost.results check --skip-on-error --number "$(step_number "$s")" \
+"$LAB_PYTHON" -m labhost.results check --skip-on-error --number "$(step_number "$s")" \
 	--label "$rev against $s" "$LAB_ROOT/steps/$s/expected" "$out/transcript.txt" || rc=$?
 case $rc in
 0) say "$rev is good: every run as steps/$s/expected predicts" ;;

@@ -136,7 +136,7 @@ transcript_current "$base" >/dev/null || "$SCRIPTS/boot/boot.sh" demo "$on" >"$o
 	warn "step $on could not be booted for the base column (${out#"$LAB_ROOT"/}/base-boot.log)"
 echo
 rc=0
-python3 -m labhost.results judge --base "step $(step_number "$on") (measured)" "$base/transcript.txt" \
+"$LAB_PYTHON" -m labhost.results judge --base "step $(step_number "$on") (measured)" "$base/transcript.txt" \
 	--goal "step $(step_number "$goal")" "$LAB_ROOT/steps/$goal/expected" "$out/transcript-try.txt" |
 	tee "$out/verdict.txt" || rc=$?
 info "files: ${out#"$LAB_ROOT"/}/ (transcript-try.txt, serial-try.log, verdict.txt); the branch: lab-try"

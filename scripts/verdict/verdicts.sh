@@ -16,7 +16,7 @@ check() {
 	local s=$1 t
 	t=$(step_out "$s")/transcript${2:+-$2}.txt
 	[ -f "$t" ] || die "step $s has not run: no $t"
-	python3 -m labhost.results check --number "$(step_number "$s")" --label "step $(step_number "$s")" \
+	"$LAB_PYTHON" -m labhost.results check --number "$(step_number "$s")" --label "step $(step_number "$s")" \
 		"steps/$s/expected" "$t"
 }
 
@@ -28,7 +28,7 @@ matrix() {
 				"steps/$s/expected" "$(step_out "$s")/transcript.txt")
 	done
 	[ ${#args[@]} -gt 0 ] || die "no step has run yet"
-	python3 -m labhost.results matrix --txt "$BUILD_DIR/matrix.txt" --md "$BUILD_DIR/matrix.md" "${args[@]}"
+	"$LAB_PYTHON" -m labhost.results matrix --txt "$BUILD_DIR/matrix.txt" --md "$BUILD_DIR/matrix.md" "${args[@]}"
 }
 
 case ${1:-} in

@@ -108,7 +108,7 @@ sum=$(sha256sum "$b" | cut -d' ' -f1)
 measure import-run "$LIMIT_RUN" sh -c 'make -s -C "$1" import BUNDLE="$2" SHA256="$3" BUILD_DIR="$4" &&
 	make -s -C "$1" run STEP=1 BUILD_DIR="$4"' sh "$LAB_ROOT" "$b" "$sum" "$bench/laptop"
 row "make import, then make run STEP=1 (a new build dir)" "$SECS"
-make -s -C "$LAB_ROOT" clean BUILD_DIR="$bench/laptop" >/dev/null 2>&1 || true
+run_child "$LIMIT_SHORT" make -s -C "$LAB_ROOT" clean BUILD_DIR="$bench/laptop" >/dev/null 2>&1 </dev/null || true
 
 # the machine, and the report
 choose_accel "$lab/steps/$(first_step)/bzImage"

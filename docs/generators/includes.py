@@ -23,6 +23,8 @@ link to BUILD. Called by scripts/docs/docs.sh, which boots and scans nothing."""
 import argparse
 import os
 
+from labhost import layout  # docs.sh sets PYTHONPATH=scripts
+
 
 def write(path, text):
     with open(path + ".tmp", "w", encoding="utf-8") as f:
@@ -46,8 +48,12 @@ class Includes:
     def in_build(self, path):
         return "build/" + os.path.relpath(path, self.build)
 
-    def out(self, *parts):
-        return os.path.join(self.build, "steps", *parts)
+    def out(self, slug, name):
+        return os.path.join(layout.step_out(self.build, slug), name)
+
+    def shown(self, slug, name):
+        """A step's file as a page names it, build/... (labhost/layout.py)."""
+        return self.in_build(self.out(slug, name))
 
     def not_yet(self, name, path, command, more=""):
         """The note shown where a recorded file is missing."""
@@ -69,10 +75,10 @@ class Includes:
                          " and `make test` for every step)" % (target, n))
             return
         write(os.path.join(self.gen, name + ".md"),
-              "Recorded by `make %s STEP=%s`, file `build/steps/%s/gdb-%s.log`"
+              "Recorded by `make %s STEP=%s`, file `%s`"
               " (the script's commands are the lines starting with `+`):\n\n"
-              '```text\n--8<-- "build/steps/%s/gdb-%s.log"\n```\n'
-              % (target, n, slug, transport, slug, transport))
+              '```text\n--8<-- "%s"\n```\n'
+              % (target, n, self.in_build(log), self.in_build(log)))
 
     def commands(self, slug, n):
         """The commands the step's last runs ran, as V=1 prints them."""
@@ -87,14 +93,15 @@ class Includes:
                 self.not_yet(name, path, "scripts/gdb/gdb.sh gdbstub %s --batch" % n,
                              " (so does `make gdb STEP=%s`, and `make test` for every step)" % n)
             return
-        code = '```sh\n--8<-- "build/steps/%s/%%s.cmdline"\n```\n' % slug
+        f = {c: self.shown(slug, c + ".cmdline") for c in ("qemu-demo", "qemu-gdbstub", "gdb-gdbstub")}
+        code = {c: '```sh\n--8<-- "%s"\n```\n' % f[c] for c in f}
         write(os.path.join(self.gen, name + ".md"),
-              "The boot of the last `make run STEP=%s` (or `make`), `build/steps/%s/qemu-demo.cmdline`:\n\n"
-              % (n, slug) + code % "qemu-demo" + "\n"
+              "The boot of the last `make run STEP=%s` (or `make`), `%s`:\n\n"
+              % (n, f["qemu-demo"]) + code["qemu-demo"] + "\n"
               "The last gdbstub session (`make gdb STEP=%s`, or `make test`'s, which adds `-batch`"
               " and `-ex lab-release`): first QEMU, waiting at reset for the debugger,"
-              " `build/steps/%s/qemu-gdbstub.cmdline`:\n\n" % (n, slug) + code % "qemu-gdbstub" + "\n"
-              "then gdb, `build/steps/%s/gdb-gdbstub.cmdline`:\n\n" % slug + code % "gdb-gdbstub")
+              " `%s`:\n\n" % (n, f["qemu-gdbstub"]) + code["qemu-gdbstub"] + "\n"
+              "then gdb, `%s`:\n\n" % f["gdb-gdbstub"] + code["gdb-gdbstub"])
 
     def where_else(self):
         for t in ("counts", "failed", "table", "nothing"):
@@ -144,12 +151,13 @@ class Includes:
             text += ("This machine's own `make bench` (`build/bench.txt`):\n\n"
                      '```text\n--8<-- "build/bench.txt"\n```\n\n')
         text += ("What the last `make` measured on this machine: each step's kernel build"
-                 " (`build/steps/SLUG/kernel-build-seconds`; the first build of a fresh machine is"
+                 " (`%s`; the first build of a fresh machine is"
                  " cold, later ones reuse ccache and the shared build directory) and its boot to"
-                 " verdict (`build/steps/SLUG/boot-seconds`), under the accelerator the lab chose"
-                 " (`build/steps/SLUG/boot-accel`: tcg is software emulation), whatever else the"
+                 " verdict (`%s`), under the accelerator the lab chose"
+                 " (`%s`: tcg is software emulation), whatever else the"
                  " machine was doing then.\n\n"
-                 "| step | kernel build, s | boot to verdict, s | accelerator |\n|---|---|---|---|\n")
+                 % tuple(self.shown("SLUG", f) for f in ("kernel-build-seconds", "boot-seconds", "boot-accel"))
+                 + "| step | kernel build, s | boot to verdict, s | accelerator |\n|---|---|---|---|\n")
         for slug in steps:
             text += "| %s | %s | %s | %s |\n" % (
                 slug, read(self.out(slug, "kernel-build-seconds"), "not measured"),

@@ -68,15 +68,15 @@ say "bench: $(nproc) cores; load at its start $start_load (an idle machine reads
 # 1. make, from scratch
 info "make, from scratch, ccache off (minutes)"
 CCACHE_DISABLE=1 measure make "$LIMIT_RUN" make -s -C "$LAB_ROOT" BUILD_DIR="$lab"
-ref=$(cat "$lab/steps/$(first_step)/kernel-build-seconds")
+ref=$(cat "$(step_out_in "$lab" "$(first_step)")/kernel-build-seconds")
 [ "$ref" -gt 0 ] || die "bench: no kernel build time for the first step"
 row "cold kernel build, step $(first_step) (the reference)" "$ref" "inside make"
 row "make, from scratch (every kernel, guest and boot)" "$SECS" "$(grep -o 'all [0-9]* cells match history' "$bench/make.log" || echo 'see make.log')"
 for s in $(step_slugs); do
-	[ "$s" = "$(first_step)" ] || row "  kernel build, step $s (after the one before)" "$(cat "$lab/steps/$s/kernel-build-seconds")"
+	[ "$s" = "$(first_step)" ] || row "  kernel build, step $s (after the one before)" "$(cat "$(step_out_in "$lab" "$s")/kernel-build-seconds")"
 done
 for s in $(step_slugs); do
-	row "  boot to verdict, step $s ($(cat "$lab/steps/$s/boot-accel"))" "$(cat "$lab/steps/$s/boot-seconds")"
+	row "  boot to verdict, step $s ($(cat "$(step_out_in "$lab" "$s")/boot-accel"))" "$(cat "$(step_out_in "$lab" "$s")/boot-seconds")"
 done
 
 # 2. make test after it, make check warm
@@ -111,7 +111,7 @@ row "make import, then make run STEP=1 (a new build dir)" "$SECS"
 run_child "$LIMIT_SHORT" make -s -C "$LAB_ROOT" clean BUILD_DIR="$bench/laptop" >/dev/null 2>&1 </dev/null || true
 
 # the machine, and the report
-choose_accel "$lab/steps/$(first_step)/bzImage"
+choose_accel "$(step_out_in "$lab" "$(first_step)")/bzImage"
 end_load=$(load)
 {
 	echo "make bench: the autofs ABI lab, commit $(git -C "$LAB_ROOT" rev-parse --short=12 HEAD), $(date -u '+%Y-%m-%d %H:%M UTC')"

@@ -84,7 +84,7 @@ or ask for a bundle of ${have:0:12} (made with: make bundle)."
 }
 
 make_bundle() { # [--fast FILE] [--sign KEY]
-	local commit name stage s f t0=$SECONDS size xz=(xz -T0 -6) file key sum
+	local commit name stage s t f t0=$SECONDS size xz=(xz -T0 -6) file key sum
 	parse_args "bundle.sh make [--fast FILE] [--sign KEY]" --fast= --sign= -- "$@"
 	[ ${#ARGS[@]} -eq 0 ] || usage_error "bundle.sh make [--fast FILE] [--sign KEY]"
 	commit=$(lab_commit)
@@ -103,8 +103,9 @@ make_bundle() { # [--fast FILE] [--sign KEY]
 	say "bundle: $name"
 	# hard links, one cp per step: the stage costs no space or time
 	for s in $(step_slugs); do
-		mkdir -p "$stage/steps/$s"
-		step_files "$s" | (cd "$(step_out "$s")" && xargs -d '\n' cp -l --parents -t "$stage/steps/$s")
+		t=$(step_out_in "$stage" "$s")
+		mkdir -p "$t"
+		step_files "$s" | (cd "$(step_out "$s")" && xargs -d '\n' cp -l --parents -t "$t")
 	done
 	ln "$BUILD_DIR/debian/debian.cpio.lz4" "$stage/debian/"
 	for f in $SCAN_FILES; do

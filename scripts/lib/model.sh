@@ -29,6 +29,8 @@ step_pipe() { echo "${STEP_PIPE[$1]}"; }
 step_dir() { echo "$LAB_ROOT/steps/$1"; }
 # build/steps/SLUG, as labhost/layout.py says
 step_out() { echo "${STEP_OUT[$1]}"; }
+# the same place in another build dir (a bench's, an import's, a bundle's stage)
+step_out_in() { echo "$1/${STEP_OUT_REL[$2]}"; } # build-dir slug
 # its gdb script, nothing if it has none (a step added by a learner may not)
 step_gdb_script() { echo "${STEP_GDB[$1]}"; }
 step_has_gdb() { [ -n "${STEP_GDB[$1]}" ]; }

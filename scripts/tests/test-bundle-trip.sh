@@ -48,7 +48,7 @@ fi
 differ=()
 for s in $(step_slugs); do
 	for f in bzImage vmlinux initramfs.cpio; do
-		cmp -s "$(step_out "$s")/$f" "$laptop/steps/$s/$f" || differ+=("$s/$f")
+		cmp -s "$(step_out "$s")/$f" "$(step_out_in "$laptop" "$s")/$f" || differ+=("$s/$f")
 	done
 done
 if [ ${#differ[@]} -eq 0 ]; then
@@ -57,7 +57,7 @@ else
 	fail "the imported files are this build's bytes; these differ: ${differ[*]}"
 fi
 # make run ends with verdicts.sh check: history decides its status
-if run make -s -C "$LAB_ROOT" run STEP=1 BUILD_DIR="$laptop" && grep -q '^LAB-END' "$laptop/steps/$(first_step)/transcript.txt"; then
+if run make -s -C "$LAB_ROOT" run STEP=1 BUILD_DIR="$laptop" && grep -q '^LAB-END' "$(step_out_in "$laptop" "$(first_step)")/transcript.txt"; then
 	pass "make run STEP=1 boots the imported kernel and initramfs, and its verdicts match history"
 else
 	fail "make run STEP=1 boots the imported kernel and initramfs, and its verdicts match history"
@@ -65,7 +65,7 @@ fi
 if BUILD_DIR=$laptop run "$SCRIPTS/gdb/gdb.sh" gdbstub 1 --batch; then
 	pass "gdb.sh gdbstub 1 --batch: the step's gdb script and guest run to their ends from the import"
 else
-	fail "gdb.sh gdbstub 1 --batch from the import (logs: $laptop/steps/$(first_step)/*-gdbstub.log)"
+	fail "gdb.sh gdbstub 1 --batch from the import (logs: $(step_out_in "$laptop" "$(first_step)")/*-gdbstub.log)"
 fi
 # make clean: the laptop's link in /var/tmp goes too
 run make -s -C "$LAB_ROOT" clean BUILD_DIR="$laptop"

@@ -206,7 +206,7 @@ fi
 # (it runs the script to its end, then exits with FAKE_GDB_RC), in a
 # build directory of their own: nothing is built or booted.
 f=$tmp/gdbfake
-o=$f/build/steps/$(first_step) # where gdb.sh and boot.sh look for the step
+o=$(step_out_in "$f/build" "$(first_step)") # where gdb.sh and boot.sh look for the step
 mkdir -p "$f/bin" "$o/gdb-helpers/scripts/gdb/linux"
 echo x >"$f/build/$BUILD_MARK"
 touch "$o/gdb-helpers/scripts/gdb/linux/constants.py"

@@ -72,7 +72,7 @@ fi
 b=$tmp/docs-build
 mkdir -p "$b" && echo x >"$b/$BUILD_MARK"
 for s in $(step_slugs); do
-	o=$b/steps/$s
+	o=$(step_out_in "$b" "$s")
 	mkdir -p "$o"
 	echo "kernel $s" >"$o/bzImage" && echo "initramfs $s" >"$o/initramfs.cpio"
 	printf 'LAB-BEGIN step=%s\nLAB-END step=%s\n' "$(step_number "$s")" "$(step_number "$s")" >"$o/transcript.txt"
@@ -82,7 +82,7 @@ for s in $(step_slugs); do
 		boot_inputs "$o" >"$o/transcript.inputs"
 	)
 done
-echo "another kernel" >"$b/steps/$(first_step)/bzImage"
+echo "another kernel" >"$(step_out_in "$b" "$(first_step)")/bzImage"
 out=$(run_child "$LIMIT_SHORT" env -u LAB_LOCKED -u LAB_DEADLINE -u LAB_MODEL BUILD_DIR="$b" \
 	"$SCRIPTS/docs/docs.sh" </dev/null 2>&1) && rc=0 || rc=$?
 if [ "$rc" -ne 0 ] && grep -q "the outcome matrix would be older than the kernels it describes" <<<"$out" &&

@@ -7,10 +7,10 @@ answers every step question of that command.
 declares STEP_SLUGS (in order), and per slug STEP_NUMBER, STEP_TITLE,
 STEP_PIPE, STEP_PRISTINE_PATHS, STEP_GDB (the gdb script, empty if it has
 none), STEP_PROGRAMS (what the guest runs: "program abi name" lines),
-STEP_OUT and STEP_OUT_REL (its output in BUILD_DIR, and in any build dir:
-labhost/layout.py); PRISTINE_STEP; DEBIAN_PROGRAMS and GUEST_ABIS, with
-GUEST_ABI_FLAG. Anything in steps/ that breaks a rule:
-"error: ..." naming the file and line, exit 1."""
+STEP_OUT (its output, relative to a build dir: labhost/layout.py);
+PRISTINE_STEP; DEBIAN_PROGRAMS and GUEST_ABIS, with GUEST_ABI_FLAG.
+Anything in steps/ that breaks a rule: "error: ..." naming the file and
+line, exit 1."""
 
 import argparse
 import os
@@ -45,9 +45,8 @@ def shell(root, build):
         declare_map("STEP_PRISTINE_PATHS", [(s.slug, s.conf.get("pristine", "")) for s in all_steps]),
         declare_map("STEP_GDB", [(s.slug, s.gdb_script if s.has_gdb() else "") for s in all_steps]),
         declare_map("STEP_PROGRAMS", [(s.slug, s.programs()) for s in all_steps]),
-        declare_map("STEP_OUT", [(s.slug, layout.step_out(build, s.slug)) for s in all_steps]),
-        declare_map("STEP_OUT_REL", [(s.slug, os.path.relpath(layout.step_out(build, s.slug), build))
-                                     for s in all_steps]),
+        declare_map("STEP_OUT", [(s.slug, os.path.relpath(layout.step_out(build, s.slug), build))
+                                 for s in all_steps]),
         "declare -g PRISTINE_STEP=%s\n" % shlex.quote(pristine),
         declare_list("DEBIAN_PROGRAMS", model.DEBIAN_PROGRAMS),
         declare_list("GUEST_ABIS", [a for a, _ in pairs]),

@@ -27,10 +27,10 @@ step_number() { echo "${STEP_NUMBER[$1]}"; }
 step_title() { echo "${STEP_TITLE[$1]}"; }
 step_pipe() { echo "${STEP_PIPE[$1]}"; }
 step_dir() { echo "$LAB_ROOT/steps/$1"; }
-# build/steps/SLUG, as labhost/layout.py says
-step_out() { echo "${STEP_OUT[$1]}"; }
-# the same place in another build dir (a bench's, an import's, a bundle's stage)
-step_out_in() { echo "$1/${STEP_OUT_REL[$2]}"; } # build-dir slug
+# where SLUG's output lives in a build dir, as labhost/layout.py says:
+# another one (a bench's, an import's, a bundle's stage), or BUILD_DIR
+step_out_in() { echo "$1/${STEP_OUT[$2]}"; } # build-dir slug
+step_out() { step_out_in "$BUILD_DIR" "$1"; }
 # its gdb script, nothing if it has none (a step added by a learner may not)
 step_gdb_script() { echo "${STEP_GDB[$1]}"; }
 step_has_gdb() { [ -n "${STEP_GDB[$1]}" ]; }

@@ -5,18 +5,22 @@
 # version") within LIMIT_KVM_PROBE seconds. Running the firmware is not
 # enough: a nested KVM without hardware help can run it and then take
 # minutes to decompress a kernel, and a half-working one pauses the
-# guest with an internal error at once. The answer is kept for the rest
-# of the lab command (build/accel, keyed by the command's lock), so one
-# command probes once. Sourced after common.sh; sets ACCEL (kvm or
-# tcg), ACCEL_WHY and ACCEL_ARGS.
+# guest with an internal error at once. The answer is kept for the
+# machine (build/accel), keyed by what decides it: this boot of the
+# host, /dev/kvm, QEMU's binary and who we are; so a machine without
+# working KVM pays the probe once, not once per command. Not keyed by
+# the kernel: every lab kernel is an x86_64 bzImage that QEMU starts the
+# same way, and only how fast it starts depends on the host.
+# Sets ACCEL (kvm or tcg), ACCEL_WHY and ACCEL_ARGS.
 
-kvm_probe() { # bzImage: prints why KVM cannot be used; fails when it cannot
+kvm_probe() { # bzImage: fails when KVM cannot be used, saying why in KVM_WHY
+	KVM_WHY=
 	if [ ! -e /dev/kvm ]; then
-		echo "no /dev/kvm (no virtualization, or the kvm module is not loaded)"
+		KVM_WHY="no /dev/kvm (no virtualization, or the kvm module is not loaded)"
 		return 1
 	fi
 	if [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then
-		echo "/dev/kvm is not readable and writable for $(id -un) (the kvm group)"
+		KVM_WHY="/dev/kvm is not readable and writable for $(id -un) (the kvm group)"
 		return 1
 	fi
 	local log=$BUILD_DIR/accel-probe.log qlog=$BUILD_DIR/accel-probe-qemu.log end pid why=''
@@ -24,8 +28,8 @@ kvm_probe() { # bzImage: prints why KVM cannot be used; fails when it cannot
 		-no-reboot -kernel "$1" -append "console=ttyS0 earlyprintk=serial,ttyS0 panic=-1"
 		-serial "file:$log" -monitor none)
 	rm -f "$log"
-	show_cmd "${qemu[@]}"
-	start_child "${qemu[@]}" </dev/null >"$qlog" 2>&1
+	say "probing KVM: can QEMU with KVM start a kernel here? (at most ${LIMIT_KVM_PROBE} s, once for this machine)"
+	CHILD_WHAT="the KVM probe (QEMU)" start_child "${qemu[@]}" </dev/null >"$qlog" 2>&1
 	pid=$CHILD_PID
 	end=$((${EPOCHREALTIME//[!0-9]/} + LIMIT_KVM_PROBE * 1000000))
 	while :; do
@@ -44,34 +48,54 @@ kvm_probe() { # bzImage: prints why KVM cannot be used; fails when it cannot
 		break
 	done
 	stop_child "$pid"
-	[ -z "$why" ] || { echo "$why"; return 1; }
+	KVM_WHY=$why
+	[ -z "$why" ]
+}
+
+# What decides the probe's answer, as one word: the host's boot, the
+# identity of /dev/kvm and of QEMU's binary, and the user.
+accel_key() {
+	local dev=none q
+	[ ! -e /dev/kvm ] || dev=$(stat -L -c '%t.%T.%i.%Z' /dev/kvm)
+	q=$(command -v qemu-system-x86_64 || echo none)
+	[ "$q" = none ] || q=$q:$(stat -L -c '%i.%s.%Y' "$q")
+	echo "$(cat /proc/sys/kernel/random/boot_id)/$dev/$q/$(id -u)"
 }
 
 choose_accel() { # bzImage the probe boots
-	local cache=$BUILD_DIR/accel key=${LAB_LOCKED:-$$}:${LAB_DEADLINE:-} k a why t0
-	if read -r k a why 2>/dev/null <"$cache" && [ "$k" = "$key" ]; then
+	local cache=$BUILD_DIR/accel key k a when why t0
+	key=$(accel_key)
+	if [ "${LAB_KVM:-}" = 0 ]; then
+		ACCEL=tcg ACCEL_WHY="LAB_KVM=0"
+		accel_say "QEMU accelerator: tcg (LAB_KVM=0)"
+	elif { read -r k && read -r a && read -r when && read -r why; } 2>/dev/null <"$cache" && [ "$k" = "$key" ]; then
 		ACCEL=$a ACCEL_WHY=$why
+		accel_say "QEMU accelerator: $ACCEL, as probed at $when on this machine ($ACCEL_WHY; kept in ${cache#"$LAB_ROOT"/}, make clean forgets it)"
 	else
 		case ${LAB_KVM:-} in
-		0) ACCEL=tcg ACCEL_WHY="LAB_KVM=0" ;;
-		1 | "")
-			t0=$(date +%s%N)
-			if ACCEL_WHY=$(kvm_probe "$1"); then
-				ACCEL=kvm ACCEL_WHY="KVM boots the kernel (probed in $((($(date +%s%N) - t0) / 1000000)) ms)"
-			elif [ "${LAB_KVM:-}" = 1 ]; then
-				die "LAB_KVM=1, but KVM cannot run the lab's kernel here: $ACCEL_WHY. Run without LAB_KVM (or LAB_KVM=0) for software emulation."
-			else
-				ACCEL=tcg ACCEL_WHY="no KVM: $ACCEL_WHY (probed in $((($(date +%s%N) - t0) / 1000000)) ms)"
-			fi
-			;;
+		1 | "") ;;
 		*) die "LAB_KVM=$LAB_KVM: use LAB_KVM=1 (require KVM), LAB_KVM=0 (software emulation) or leave it unset (probe)" ;;
 		esac
-		echo "$key $ACCEL $ACCEL_WHY" >"$cache"
-		info "QEMU accelerator: $ACCEL ($ACCEL_WHY)"
+		t0=$(date +%s%N)
+		if kvm_probe "$1"; then
+			ACCEL=kvm ACCEL_WHY="KVM boots the kernel (probed in $((($(date +%s%N) - t0) / 1000000)) ms)"
+		else
+			ACCEL=tcg ACCEL_WHY="no KVM: $KVM_WHY (probed in $((($(date +%s%N) - t0) / 1000000)) ms)"
+		fi
+		printf '%s\n' "$key" "$ACCEL" "$(date '+%Y-%m-%d %H:%M')" "$ACCEL_WHY" >"$cache.tmp"
+		mv "$cache.tmp" "$cache"
+		accel_say "QEMU accelerator: $ACCEL ($ACCEL_WHY; kept for this machine in ${cache#"$LAB_ROOT"/})"
 	fi
+	[ "${LAB_KVM:-}" != 1 ] || [ "$ACCEL" = kvm ] ||
+		die "LAB_KVM=1, but KVM cannot run the lab's kernel here: ${ACCEL_WHY#no KVM: }. Run without LAB_KVM (or LAB_KVM=0) for software emulation."
 	# shellcheck disable=SC2034 # read by the scripts that source this file
 	case $ACCEL in
 	kvm) ACCEL_ARGS=(-accel kvm -cpu host) ;;
 	*) ACCEL_ARGS=(-accel tcg) ;;
 	esac
+}
+# once per lab command: the scripts it runs choose again, silently
+accel_say() {
+	[ "${LAB_ACCEL_SAID:-}" = "${LAB_LOCKED:-$$}" ] || info "$1"
+	export LAB_ACCEL_SAID=${LAB_LOCKED:-$$}
 }

@@ -72,6 +72,7 @@ lab_setup() { # [--no-claim | --no-model]
 	export LAB_ROOT PYTHONPATH=$SCRIPTS${PYTHONPATH:+:$PYTHONPATH}
 	local l
 	for l in $(limit_names); do export "${l?}"; done
+	lock_close_inherited
 	supervise_init
 	[ "${1:-}" = --no-claim ] && return 0
 	mkdir -p "$LOGS"

@@ -43,6 +43,7 @@ show_cmd() { # command...
 }
 
 LAB_CHILDREN=()
+declare -A LAB_CHILD_WHAT=() # pid: what it is, for the message of a Ctrl-C
 # Is a process of the group still running? A zombie is not: the
 # orphans of a dead group wait as zombies until PID 1 reaps them, which
 # may take a while, and kill -0 would count them.
@@ -104,24 +105,45 @@ forget_child() { # pid
 	local g rest=()
 	for g in "${LAB_CHILDREN[@]}"; do [ "$g" = "$1" ] || rest+=("$g"); done
 	LAB_CHILDREN=("${rest[@]}")
+	unset "LAB_CHILD_WHAT[$1]"
 }
 lab_cleanup() {
 	local g
 	for g in "${LAB_CHILDREN[@]}"; do stop_group "$g"; done
 	LAB_CHILDREN=()
+	LAB_CHILD_WHAT=()
 }
-# die of the signal itself, after the cleanup, so callers see it
-lab_interrupted() {
-	[ ${#LAB_CHILDREN[@]} -eq 0 ] ||
-		echo "==> interrupted: stopping the ${#LAB_CHILDREN[@]} command(s) this one started; run it again to go on" >&2
+# Say what is stopped, then stop it. The shell dies of the signal itself
+# after this (the traps below), so that its callers see it. The lab
+# command's first script (LAB_TOP) also says that the command is over.
+lab_interrupted() { # how
+	local g what=
+	for g in "${LAB_CHILDREN[@]}"; do what+="${what:+, }${LAB_CHILD_WHAT[$g]:-pid $g}"; done
+	[ -z "$what" ] || echo "==> $1: stopping $what" >&"${LAB_STDERR:-2}"
 	lab_cleanup
+	[ "${LAB_TOP:-}" != "$BASHPID" ] ||
+		echo "==> $1: \`${LAB_COMMAND:-${0##*/}}\` stopped, and nothing it started runs on; run it again to go on" >&"${LAB_STDERR:-2}"
 }
-supervise_init() {
+# The traps of the shell at this subshell level: a subshell (a $(...), a
+# pipeline) runs none of its parent's, so start_child sets them again in
+# the first subshell that starts a child, with a list of its own. Each
+# dies of its signal ($BASHPID: $$ would be the parent, in a subshell).
+supervise_traps() {
+	LAB_TRAPS_AT=$BASH_SUBSHELL
+	LAB_CHILDREN=()
+	LAB_CHILD_WHAT=()
 	trap lab_cleanup EXIT
-	trap 'lab_interrupted; trap - INT; kill -INT $$' INT
-	trap 'lab_cleanup; trap - TERM; kill -TERM $$' TERM
-	trap 'lab_cleanup; trap - HUP; kill -HUP $$' HUP
-	[ "${V:-0}" != 1 ] || exec {SHOW_FD}>&2
+	trap 'lab_interrupted interrupted; trap - INT; kill -INT $BASHPID' INT
+	trap 'lab_interrupted terminated; trap - TERM; kill -TERM $BASHPID' TERM
+	trap 'lab_interrupted "hung up"; trap - HUP; kill -HUP $BASHPID' HUP
+}
+# LAB_STDERR: the script's own stderr, for what a trap says while a
+# function runs with its output sent to a log (run_child ... 2>log).
+supervise_init() {
+	[ -n "${LAB_TOP:-}" ] || export LAB_TOP=$$
+	supervise_traps
+	exec {LAB_STDERR}>&2
+	[ "${V:-0}" != 1 ] || SHOW_FD=$LAB_STDERR
 }
 
 # The seconds a child may take: its own limit, cut to what is left of
@@ -137,12 +159,19 @@ child_limit() { # seconds
 # Start a child in the background: its pid, which is its process group,
 # in CHILD_PID. A program, not a shell function. Its standard input is
 # ours (redirect the call to give it another: bash would give a child in
-# the background /dev/null only when nothing else is said).
+# the background /dev/null only when nothing else is said). CHILD_WHAT
+# names it in a Ctrl-C's message (default: the program's name).
+# Two nets under the traps: should the shell that started it die
+# without running them (SIGKILL), the child gets SIGTERM (setpriv
+# --pdeathsig); and it does not get the lock's descriptor (lib/lock.sh),
+# so a child that outlived us could not keep the build dir locked.
 start_child() { # command...
 	show_cmd "$@"
-	setsid env -u V "$@" <&0 &
+	[ "${LAB_TRAPS_AT:-}" = "$BASH_SUBSHELL" ] || supervise_traps
+	setpriv --pdeathsig TERM setsid env -u V "$@" <&0 9>&- &
 	CHILD_PID=$!
 	LAB_CHILDREN+=("$CHILD_PID")
+	LAB_CHILD_WHAT[$CHILD_PID]=${CHILD_WHAT:-${1##*/}}
 }
 
 # Wait for a child for at most $2 seconds; its exit status, 124 if the
@@ -248,18 +277,34 @@ run_logged() { # label log seconds command...
 # caller can only ever kill its own group. Not timeout(1): it would pass
 # each Ctrl-C on as a second one, and gdb takes two as "give up on the
 # target". Its status is the command's (137: the watchdog killed it).
+# bash's job control hands the terminal over through its fd 2: while
+# the command runs that is the terminal (/dev/tty), and the command gets
+# our stderr, be it a pipe or a file (make gdb 2>&1 | tee log). Without
+# a terminal on standard input it is an ordinary child.
 run_foreground() { # seconds command...
-	local limit rc=0 pgid
+	local limit rc=0 pgid err
 	limit=$(child_limit "$1") || exit
 	shift
+	if ! [ -t 0 ] || ! { : </dev/tty; } 2>/dev/null; then
+		run_child "$limit" "$@"
+		return
+	fi
 	show_cmd "$@"
+	exec {err}>&2 2<>/dev/tty
 	set -m
+	# The watchdog, one shell waiting in read (no sleep to outlive it),
+	# ends when the command does (--pdeathsig: its parent is the
+	# command); the command, when we do.
 	# shellcheck disable=SC2016 # expanded by the inner bash
-	env -u V bash -c '(sleep "$1"; kill -KILL 0) & exec "${@:2}"' foreground "$limit" "$@" &
+	setpriv --pdeathsig TERM env -u V bash -c \
+		'setpriv --pdeathsig KILL bash -c "read -r -t \$1 _ <> <(:); kill -KILL 0" watchdog "$1" & exec "${@:2}"' \
+		foreground "$limit" "$@" 9>&- 2>&"$err" &
 	pgid=$!
 	LAB_CHILDREN+=("$pgid")
+	LAB_CHILD_WHAT[$pgid]=${1##*/}
 	fg %% >/dev/null || rc=$?
 	set +m
+	exec 2>&"$err" {err}>&-
 	stop_child "$pgid" # the watchdog, when the command ended first
 	return "$rc"
 }

@@ -27,6 +27,7 @@ bad-input        check  c  an unknown step is refused by every command, with the
 deps             check  d  the apt-get line for root asks for no name apt would widen (faked Debian 12, 13, empty lists)
 runner           check  d  the test runner counts every failure; docs refuse a stale matrix
 tree             test   -  kernel-patches/ apply, are clean under checkpatch.pl, leave pristine paths pristine; the pages' source lines
+ctrl-c           test   -  Ctrl-C at each stage of make run, gdb, kgdb, try, abi-scan, bundle: all gone in 2 s, no lock kept
 checkpatch-guest test   -  the guest's C under the kernel's checkpatch.pl
 cpio-list        test   -  the initramfs lists of Debian roots, every layout
 unit             test   -  the guest programs' host unit tests, in each ABI this machine runs
@@ -112,6 +113,10 @@ suite_check-tree() { exec "$SCRIPTS/tests/test-check-tree.sh"; }
 suite_deps() { exec "$SCRIPTS/tests/test-deps.sh"; }
 suite_robust() { exec "$SCRIPTS/tests/test-robust.sh"; }
 suite_runner() { exec "$SCRIPTS/tests/test-runner.sh"; }
+suite_ctrl-c() {
+	skip_imported "Ctrl-C at each stage of the lab's long commands" && return
+	exec "$SCRIPTS/tests/test-ctrl-c.sh"
+}
 
 # An unknown step fails at once and lists the valid ones, and nothing
 # goes on without a step to fail again ("error: step  has not run").

@@ -139,7 +139,7 @@ done
 # it started (its child sh, a group of its own).
 # shellcheck disable=SC2016
 start_child env --default-signal=INT bash -c '. "$1/core.sh"; supervise_init; run_logged sleeper "$2/sleeper.log" 100 sh -c "sleep 61.5 & sleep 62.5"' \
-	ctrl-c "$SCRIPTS/lib" "$tmp"
+	ctrl-c "$SCRIPTS/lib" "$tmp" >"$tmp/sleeper.out" 2>&1
 pid=$CHILD_PID
 inner() { pgrep -P "$pid" -x sh; }
 until_ms 5000 eval '! inner >/dev/null' || true
@@ -156,21 +156,94 @@ else
 fi
 stop_group "$pid"
 
+# 7. A child started inside a command substitution ($(...), which runs
+# none of the script's traps) is stopped by a Ctrl-C too, with a message
+# that names it; and one whose starting shell is killed outright
+# (SIGKILL: no trap runs) is told to end by the kernel (--pdeathsig).
+# shellcheck disable=SC2016
+start_child env --default-signal=INT bash -c '. "$1/core.sh"; supervise_init
+	got=$(CHILD_WHAT="the comsub sleeper" run_child 100 sh -c "echo \$\$ >$2/comsub.pid; exec sleep 63.5")' \
+	comsub "$SCRIPTS/lib" "$tmp" >"$tmp/comsub.log" 2>&1
+pid=$CHILD_PID
+# shellcheck disable=SC2016 # eval expands it
+until_ms 5000 eval '[ ! -s "$tmp/comsub.pid" ]' || true
+c=$(cat "$tmp/comsub.pid" 2>/dev/null || true)
+kill -INT -- "-$pid"
+if [ -z "$c" ]; then
+	fail "Ctrl-C stops a child started in a command substitution: it never started ($(cat "$tmp/comsub.log"))"
+elif until_ms 5000 still_running "$pid" "$c"; then
+	pass "Ctrl-C stops a child started in a command substitution, and says what it stopped: $(grep -o 'stopping the comsub sleeper' "$tmp/comsub.log")"
+else
+	fail "Ctrl-C stops a child started in a command substitution: left $(pgrep -a -g "$c" || true)"
+fi
+grep -q '==> interrupted: stopping the comsub sleeper' "$tmp/comsub.log" ||
+	fail "Ctrl-C says what it stopped: $(cat "$tmp/comsub.log")"
+stop_group "$pid"
+rm -f "$tmp/comsub.pid"
+# shellcheck disable=SC2016
+start_child bash -c '. "$1/core.sh"; supervise_init; start_child sh -c "echo \$\$ >$2/comsub.pid; exec sleep 64.5"; wait' \
+	killed "$SCRIPTS/lib" "$tmp" >/dev/null 2>&1
+pid=$CHILD_PID
+# shellcheck disable=SC2016 # eval expands it
+until_ms 5000 eval '[ ! -s "$tmp/comsub.pid" ]' || true
+c=$(cat "$tmp/comsub.pid" 2>/dev/null || true)
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null || true
+if [ -n "$c" ] && until_ms 5000 group_live "$c"; then
+	pass "a child whose lab script is killed with SIGKILL ends too (the kernel's parent-death signal)"
+else
+	fail "a child whose lab script is killed with SIGKILL ends too: left $(pgrep -a -g "${c:-0}" || echo "none started")"
+fi
+stop_group "$pid"
+
+# 7b. The lock is the lab command's alone: a child it starts does not
+# hold the lock's descriptor, so nothing it leaves can keep the build
+# dir locked. And a lock held by a process of a lab command that is gone
+# is not waited on: that process is stopped, saying so.
+mkdir -p "$tmp/lockdir" && echo x >"$tmp/lockdir/$BUILD_MARK"
+# shellcheck disable=SC2016
+out=$(run_child "$LIMIT_SHORT" env -u LAB_LOCKED -u LAB_DEADLINE BUILD_DIR="$tmp/lockdir" bash -c \
+	'. "$1/core.sh"; lab_setup --no-model; lab_lock exclusive; run_child 10 sh -c "ls -l /proc/\$\$/fd"' \
+	lock "$SCRIPTS/lib" </dev/null 2>&1) && rc=0 || rc=$?
+if [ "$rc" -eq 0 ] && grep -q ' -> /' <<<"$out" && ! grep -q '\.lab\.lock' <<<"$out"; then
+	pass "a child of a lab command does not inherit the lock's descriptor"
+else
+	fail "a child of a lab command does not inherit the lock's descriptor (exit $rc): $out"
+fi
+# a lab of old: its child kept fd 9, the lab itself is gone
+start_child env LAB_LOCKED=999999 flock "$tmp/lockdir/.lab.lock" sleep 65.5
+stale=$CHILD_PID
+# shellcheck disable=SC2016 # backquotes in the text
+echo 'pid 999999, `make run STEP=1`' >"$tmp/lockdir/.lab.lock.owner"
+# shellcheck disable=SC2016 # eval expands it
+until_ms 3000 eval '! pgrep -x -g "$stale" sleep >/dev/null' || true
+t0=$(now_ms)
+out=$(run_child 20 env -u LAB_LOCKED -u LAB_DEADLINE BUILD_DIR="$tmp/lockdir" "$SCRIPTS/clean.sh" </dev/null 2>&1) && rc=0 || rc=$?
+ms=$(($(now_ms) - t0))
+if [ "$rc" -eq 0 ] && [ ! -e "$tmp/lockdir" ] && [ "$ms" -lt 5000 ] &&
+	grep -q 'the lab command of pid 999999 is gone, but pid [0-9]* (.*), which it started, still holds' <<<"$out"; then
+	pass "a lock kept by a child of a lab command that is gone is not waited on: the child is stopped, saying so (in $ms ms)"
+else
+	fail "a lock kept by a child of a lab command that is gone is not waited on (exit $rc, $ms ms): $out"
+fi
+stop_child "$stale"
+
 # 8. KVM where it runs, TCG otherwise, and never a silent wait: with a
 # QEMU that prints nothing and waits (a nested KVM without hardware
 # help, seen on this lab's CI machine, runs the firmware and then takes
 # minutes to decompress a kernel), the probe gives up within its limit
 # and says why; LAB_KVM=1 then fails, saying why; LAB_KVM=0 probes
 # nothing. (The real probe, with a real kernel: test-boot-robust.sh.)
-accel_of() { # LAB_KVM value: what choose_accel decides, in a build dir of its own
+accel_of() { # LAB_KVM value [keep]: what choose_accel decides, in a build dir of its own
 	mkdir -p "$tmp/accel" && echo x >"$tmp/accel/$BUILD_MARK" && echo kernel >"$tmp/accel/bzImage"
+	[ -n "${2:-}" ] || rm -f "$tmp/accel/accel"
 	# shellcheck disable=SC2016 # the inner bash expands them
-	run_child "$LIMIT_SHORT" env -u LAB_LOCKED -u LAB_DEADLINE BUILD_DIR="$tmp/accel" LAB_KVM="$1" LIMIT_KVM_PROBE=1 \
-		bash -c '. "$1/lib/core.sh"; lab_setup; . "$1/boot/accel.sh"; rm -f "$BUILD_DIR/accel"; choose_accel "$2"; echo "ACCEL=$ACCEL"' \
+	run_child "$LIMIT_SHORT" env -u LAB_LOCKED -u LAB_DEADLINE -u LAB_ACCEL_SAID BUILD_DIR="$tmp/accel" LAB_KVM="$1" LIMIT_KVM_PROBE=1 \
+		bash -c '. "$1/lib/core.sh"; lab_setup; . "$1/boot/accel.sh"; choose_accel "$2"; echo "ACCEL=$ACCEL"' \
 		accel "$SCRIPTS" "$tmp/accel/bzImage" </dev/null 2>&1
 }
 mkdir -p "$tmp/slowbin"
-printf '#!/bin/sh\nexec sleep 300\n' >"$tmp/slowbin/qemu-system-x86_64"
+printf '#!/bin/sh\necho run >>"%s"\nexec sleep 300\n' "$tmp/slowbin/runs" >"$tmp/slowbin/qemu-system-x86_64"
 chmod +x "$tmp/slowbin/qemu-system-x86_64"
 # (the probe's limit shrunk to 1 s: what is tested is that it has one)
 within=$(((1 + 3) * 1000))
@@ -184,6 +257,26 @@ if [ "$rc" -eq 0 ] && grep -qx 'ACCEL=tcg' <<<"$out" && [ "$ms" -lt "$within" ] 
 	pass "a KVM that does not start the kernel means software emulation within the probe's limit, and says why (${why%)}, in $ms ms)"
 else
 	fail "a KVM that does not start the kernel means software emulation within the probe's limit, and says why (exit $rc, $ms ms): $out"
+fi
+# the answer is the machine's: the next command reads it, and probes
+# again only when what decides it changed (here: another QEMU)
+t0=$(now_ms)
+out=$(PATH="$tmp/slowbin:$PATH" accel_of "" keep) && rc=0 || rc=$?
+ms=$(($(now_ms) - t0))
+if [ -e /dev/kvm ] && [ -r /dev/kvm ] && [ "$(wc -l <"$tmp/slowbin/runs")" != 1 ]; then
+	fail "the KVM probe ran once (it ran $(wc -l <"$tmp/slowbin/runs") times)"
+elif [ "$rc" -eq 0 ] && grep -qx 'ACCEL=tcg' <<<"$out" && grep -q 'QEMU accelerator: tcg, as probed at .* on this machine (no KVM: ' <<<"$out" &&
+	! grep -q 'probing KVM' <<<"$out"; then
+	pass "a second command does not probe: it says where its answer came from (in $ms ms)"
+else
+	fail "a second command does not probe: it says where its answer came from (exit $rc, $ms ms): $out"
+fi
+mkdir -p "$tmp/slowbin2" && cp "$tmp/slowbin/qemu-system-x86_64" "$tmp/slowbin2/" && echo >>"$tmp/slowbin2/qemu-system-x86_64"
+out=$(PATH="$tmp/slowbin2:$PATH" accel_of "" keep) && rc=0 || rc=$?
+if [ "$rc" -eq 0 ] && { grep -q 'probing KVM' <<<"$out" || [ ! -r /dev/kvm ]; } && ! grep -q 'as probed at' <<<"$out"; then
+	pass "another QEMU binary: the answer kept is not used, the probe decides again"
+else
+	fail "another QEMU binary: the answer kept is not used, the probe decides again (exit $rc): $out"
 fi
 t0=$(now_ms)
 out=$(PATH="$tmp/slowbin:$PATH" accel_of 1) && rc=0 || rc=$?

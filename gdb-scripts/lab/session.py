@@ -12,7 +12,8 @@ def end_session():
     Under kgdb, gdb's detach is a packet kgdb answers ("D", then "OK"),
     and gdb acknowledges that answer with a "+" just before it closes
     the connection; kgdb waits for that byte with interrupts off, and a
-    QEMU that sees the hang-up first drops it. gdb's kill sends "k",
+    QEMU that sees a socket's hang-up first drops it (--tcp; the lab's
+    FIFOs keep it). gdb's kill sends "k",
     which kgdb takes as a detach that needs no answer: gdb closes only
     after kgdb has acknowledged it. Under QEMU's gdbstub, kill would end
     QEMU itself, and detach is safe."""
@@ -54,8 +55,8 @@ Under kgdb, quit, detach and lab-release all end the session with gdb's
 kill: kgdb takes its 'k' packet as a detach that needs no answer, so
 the kernel runs on and nothing of gdb's is in flight when gdb closes.
 (gdb's own detach is answered with OK, and gdb's acknowledgement of that
-answer, its very last byte, can be lost at the hang-up: kgdb would wait
-for it for ever.) gdb calls it "killed"; the guest lives on.
+answer, its very last byte, can be lost at a socket's hang-up, as with
+LAB_GDB_TCP=1: kgdb would wait for it for ever.) gdb calls it "killed"; the guest lives on.
 """
             clock = """
 Under kgdb the guest's clock runs on while the kernel is stopped. Stay

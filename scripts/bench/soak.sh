@@ -41,7 +41,7 @@ soak_sessions() {
 	for i in $(seq 1 "$n"); do
 		net_before=$({ wc -l <"$LOGS/kgdb-safety-net.log"; } 2>/dev/null || echo 0)
 		t0=$(date +%s%N)
-		if "$SCRIPTS/gdb/gdb.sh" "$transport" "$s" --batch >"$LOGS/soak-session.log" 2>&1; then
+		if "$SCRIPTS/gdb/gdb.sh" "$transport" "$s" --batch --debug-remote >"$LOGS/soak-session.log" 2>&1; then
 			why=ok ok=$((ok + 1))
 		else
 			why="FAILED: $(grep -m 1 '^error: ' "$LOGS/soak-session.log" || tail -n 1 "$LOGS/soak-session.log")"

@@ -9,6 +9,8 @@
 # --tcp: the debugger's channel on 127.0.0.1 (make gdb LAB_GDB_TCP=1),
 # not the step's own unix socket.
 # --timeout S: the guest's limit instead of the table's (scripts/lib/limits.sh).
+# --debug-remote: gdb's record of every packet in the gdb log (make soak
+# keeps it: a damaged reply shows there, byte for byte).
 # Logs: build/steps/SLUG/{gdb,serial,boot}-TRANSPORT.log; the commands:
 # qemu-TRANSPORT.cmdline and gdb-TRANSPORT.cmdline (V=1 prints both),
 # to run by hand, QEMU first.
@@ -19,12 +21,16 @@ lab_setup
 . "$(dirname "$0")/session.sh"
 lab_lock exclusive
 
-usage="gdb.sh gdbstub|kgdb STEP [--batch] [--tcp] [--timeout S]"
-parse_args "$usage" --batch --tcp --timeout= -- "$@"
+usage="gdb.sh gdbstub|kgdb STEP [--batch] [--tcp] [--timeout S] [--debug-remote]"
+parse_args "$usage" --batch --tcp --timeout= --debug-remote -- "$@"
 [ ${#ARGS[@]} -eq 2 ] || usage_error "$usage"
 transport=${ARGS[0]} batch=${OPT[batch]} tcp=${OPT[tcp]} boot_s=${OPT[timeout]}
 case $transport in gdbstub | kgdb) ;; *) usage_error "$usage" ;; esac
 s=$(resolve_step "${ARGS[1]}")
+# gdb's prompt reads the terminal: its output may go to a pipe or a file
+# (make gdb 2>&1 | tee log), its input must be typed
+target=${transport/gdbstub/gdb}
+[ "$batch" = 1 ] || [ -t 0 ] || die "make $target is a gdb session to type in, and its standard input is not a terminal: run it from a terminal (its output may go to a pipe: make $target STEP=$(step_number "$s") 2>&1 | tee log), or run the step's gdb script to its end without one: scripts/lab.sh $target $(step_number "$s") --batch"
 
 out=$(step_out "$s")
 script=$(step_gdb_script "$s")
@@ -62,6 +68,7 @@ debug_boot "$s" "$transport" "$boot_s" "$bootlog"
 
 gdb_base_args "$s" "$out" "$transport"
 # echo each script command, so the log pairs commands with output
+[ "${OPT[debug-remote]}" != 1 ] || GDB_BASE+=(-iex "set debug remote 1")
 gdb_args=("${GDB_BASE[@]}" "${DBG_CONNECT[@]}" -ex "set trace-commands on" -x "$script")
 
 # The gdb command, kept in gdb-TRANSPORT.cmdline and shown with V=1.

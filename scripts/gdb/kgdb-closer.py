@@ -4,8 +4,8 @@ left waiting for a debugger that has gone, and say so if it was.
 
     kgdb-closer.py ENDPOINT SECONDS
 
-ENDPOINT is the debugger's socket (a path, or HOST:PORT for --tcp
-sessions); gdb has closed its connection to it. kgdb in 6.1 can be left
+ENDPOINT is the debugger's channel (fifo:BASE, or HOST:PORT for --tcp
+sessions: scripts/labhost/dbglink.py); gdb has closed its connection to it. kgdb in 6.1 can be left
 in two waits that never end on their own (kernel/debug/gdbstub.c):
   - put_packet(): it sent a reply and polls the serial port for gdb's
     "+"; any other byte but "$" makes it send the reply again, and "$"
@@ -22,63 +22,44 @@ Prints one line, the first word the state found:
   unacknowledged P   kgdb was waiting for the acknowledgement of P
   stopped            kgdb was stopped with no debugger
   ended              QEMU closed the connection: the guest ran to its end
-  unreachable WHY    the socket could not be reached (the guest has gone)
+                     (a socket only: a FIFO stays open)
+  unreachable WHY    the channel could not be reached (the guest has gone)
 then keeps the connection open until it is stopped (the lab stops it when
-the guest ends): a connection closed right after its last byte can lose
-that byte, which is the bug this exists for."""
+the guest ends): a socket closed right after its last byte can lose that
+byte, which is the bug this exists for (QEMU 7.2; a FIFO keeps it)."""
 
 import re
 import signal
-import socket
 import sys
 import time
+
+from labhost.dbglink import Link
 
 PACKET = re.compile(rb"\$([^#]*)#[0-9a-fA-F]{2}")
 
 
-def connect(endpoint, seconds):
-    if ":" in endpoint and not endpoint.startswith("/"):
-        host, port = endpoint.rsplit(":", 1)
-        s = socket.create_connection((host, int(port)), timeout=seconds)
-    else:
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(seconds)
-        s.connect(endpoint)
-    return s
-
-
-class Ended(Exception):
-    """QEMU closed the connection: the guest has ended."""
-
-
-def read_for(s, seconds, done):
-    """What arrives within SECONDS, or until done(bytes) says enough."""
+def read_for(link, seconds, done):
+    """What arrives within SECONDS, or until done(bytes) says enough;
+    EOFError when QEMU closed the connection (the guest has ended)."""
     got = b""
     end = time.monotonic() + seconds
     while not done(got):
         left = end - time.monotonic()
         if left <= 0:
             break
-        s.settimeout(left)
-        try:
-            chunk = s.recv(4096)
-        except socket.timeout:
-            break
-        if not chunk:
-            raise Ended()
-        got += chunk
+        got += link.recv(left)
     return got
 
 
-def probe(s, seconds):
-    s.sendall(b"-")
-    got = read_for(s, seconds, PACKET.search)
+def probe(link, seconds):
+    link.send(b"-")
+    got = read_for(link, seconds, PACKET.search)
     m = PACKET.search(got)
     if m:
-        s.sendall(b"+")
+        link.send(b"+")
         return "unacknowledged " + m.group(0).decode("ascii", "replace")
-    s.sendall(b"$k#6b")
-    got = read_for(s, seconds, lambda b: b"+" in b or b"-" in b)
+    link.send(b"$k#6b")
+    got = read_for(link, seconds, lambda b: b"+" in b or b"-" in b)
     if b"+" in got:
         return "stopped"
     if b"-" in got:
@@ -92,23 +73,22 @@ def main(argv):
         return 2
     seconds = float(argv[1])
     try:
-        s = connect(argv[0], seconds)
+        link = Link(argv[0], seconds)
     except (OSError, ValueError) as e:
         print("unreachable %s" % e, flush=True)
         return 0
     try:
-        state = probe(s, seconds)
-    except (Ended, BrokenPipeError, ConnectionResetError):
+        state = probe(link, seconds)
+    except (EOFError, BrokenPipeError, ConnectionResetError):
         print("ended", flush=True)
         return 0
     print(state, flush=True)
     # hold the connection until we are stopped or the guest closes it
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    s.settimeout(None)
     try:
-        while s.recv(4096):
-            pass
-    except OSError:
+        while True:
+            link.recv(3600)
+    except (EOFError, OSError):
         pass
     return 0
 

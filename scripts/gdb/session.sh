@@ -3,19 +3,25 @@
 # of how kgdb sessions end (tests/test-kgdb-ending.sh): the channel
 # between gdb and the guest, the boot that listens on it, gdb's own
 # arguments, and the safety net at the end of a kgdb session. Sourced
-# after common.sh; defines functions only.
+# after lib/core.sh; defines functions only.
 
-# The debugger's channel to the guest: a unix socket of the run's own
-# (build/steps/SLUG/RUN.sock), which no other session can reach, since
-# the build directory's lock lets one lab command at a time use it; or
-# TCP on 127.0.0.1 and a free port chosen now (tcp=1). Sets DBG_QEMU
-# (QEMU's arguments), DBG_APPEND (the kernel's command line), DBG_WHERE
-# (what gdb's target remote takes), DBG_SETTINGS (gdb's settings for the
-# transport) and DBG_CONNECT (gdb's arguments that connect: the settings
-# and target remote), and defines dbg_ready.
+# The debugger's channel to the guest, of the run's own, which no other
+# session can reach (the build directory's lock lets one lab command at
+# a time use it): for the gdbstub a unix socket (build/steps/SLUG/RUN.sock);
+# for kgdb two FIFOs (build/steps/SLUG/RUN.in and RUN.out, QEMU's
+# -chardev pipe), reached by gdb through labhost/dbglink.py. kgdb's bytes
+# leave QEMU's 16550 one write() each: a unix socket holds only 278 of
+# those, fewer than a register reply, and drops the rest when gdb is slow
+# to read (labhost/dbglink.py says more); a FIFO holds 64 KiB of them.
+# With tcp=1, TCP on 127.0.0.1 and a free port chosen now for either.
+# Sets DBG_QEMU (QEMU's arguments), DBG_APPEND (the kernel's command
+# line), DBG_WHERE (the endpoint: a socket's path, HOST:PORT or
+# fifo:BASE, as labhost/dbglink.py opens it), DBG_SETTINGS (gdb's
+# settings for the transport) and DBG_CONNECT (gdb's arguments that
+# connect: the settings and target remote), and defines dbg_ready.
 # shellcheck disable=SC2034 # DBG_CONNECT and GDB_BASE: for the callers
 debug_channel() { # transport out-dir tcp(0|1) run
-	local transport=$1 out=$2 tcp=$3 run=$4 chardev p port='' sock
+	local transport=$1 out=$2 tcp=$3 run=$4 chardev p port='' sock target
 	if [ "$tcp" = 1 ]; then
 		for _ in $(seq 1 50); do
 			p=$((10000 + RANDOM % 20000)) # below the ephemeral range
@@ -24,12 +30,23 @@ debug_channel() { # transport out-dir tcp(0|1) run
 		[ -n "$port" ] || die "no free TCP port on 127.0.0.1 for the debugger"
 		chardev="socket,id=dbg,host=127.0.0.1,port=$port,server=on,wait=off"
 		DBG_WHERE="127.0.0.1:$port"
+		target=$DBG_WHERE
 		eval "dbg_ready() { [ -n \"\$(ss -Hltn 'sport = :$port')\" ]; }"
+	elif [ "$transport" = kgdb ]; then
+		rm -f "$out/$run.in" "$out/$run.out"
+		mkfifo -m 600 "$out/$run.in" "$out/$run.out"
+		chardev="pipe,id=dbg,path=$out/$run"
+		DBG_WHERE=fifo:$out/$run
+		# gdb's "target remote | COMMAND": the command's stdin and stdout
+		target="| $(printf '%q ' "$LAB_PYTHON" "$SCRIPTS/labhost/dbglink.py" relay "$DBG_WHERE")"
+		# the FIFOs wait for QEMU: ready as soon as they are there
+		eval "dbg_ready() { :; }"
 	else
 		sock=$(socket_path "$out" "$run")
 		rm -f "$sock"
 		chardev="socket,id=dbg,path=$sock,server=on,wait=off"
 		DBG_WHERE=$sock # gdb opens a unix socket given as a path
+		target=$DBG_WHERE
 		eval "dbg_ready() { [ -S $(printf '%q' "$sock") ]; }"
 	fi
 	case $transport in
@@ -38,10 +55,10 @@ debug_channel() { # transport out-dir tcp(0|1) run
 		DBG_QEMU=(-chardev "$chardev" -gdb chardev:dbg -S)
 		DBG_APPEND=lab.debian=off
 		DBG_SETTINGS=()
-		DBG_CONNECT=(-ex "target remote $DBG_WHERE")
+		DBG_CONNECT=(-ex "target remote $target")
 		;;
 	kgdb)
-		# ttyS1 is this socket; kgdbwait stops the kernel as soon as kgdboc
+		# ttyS1 is this channel; kgdbwait stops the kernel as soon as kgdboc
 		# is registered, before init runs any of the step's programs. That
 		# is before the kernel makes its text read-only, and kgdb cannot
 		# take out a breakpoint it planted then once the text is read-only:
@@ -50,7 +67,7 @@ debug_channel() { # transport out-dir tcp(0|1) run
 		DBG_APPEND="kgdboc=ttyS1 kgdbwait rodata=off lab.debian=off"
 		# TCG is slow, kgdb answers from a polling loop: allow more than 2 s
 		DBG_SETTINGS=(-ex "set serial baud 115200" -ex "set remotetimeout 20")
-		DBG_CONNECT=("${DBG_SETTINGS[@]}" -ex "target remote $DBG_WHERE")
+		DBG_CONNECT=("${DBG_SETTINGS[@]}" -ex "target remote $target")
 		;;
 	*) die "no debugger transport '$transport' (gdbstub or kgdb)" ;;
 	esac
@@ -112,6 +129,9 @@ kgdb_closer_report() { # what (for the count: "step SLUG")
 	CLOSER_STATE=
 	until CLOSER_STATE=$(head -n 1 "$CLOSER_FILE" 2>/dev/null) && [ -n "$CLOSER_STATE" ]; do
 		{ kill -0 "$CLOSER_PID" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; } || break
+		# the guest ran to its end while the net was still asking (a FIFO,
+		# unlike a socket, does not tell it that QEMU has gone)
+		kill -0 "${BOOT_PID:-}" 2>/dev/null || { CLOSER_STATE=ended; break; }
 		sleep 0.1
 	done
 	stop_child "$CLOSER_PID"

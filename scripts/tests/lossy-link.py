@@ -5,7 +5,7 @@ chardev can lose: the bytes gdb wrote just before it closed.
     target remote | lossy-link.py ENDPOINT LOG
 
 gdb talks to it on stdin and stdout (gdb's "target remote | COMMAND");
-it talks to ENDPOINT (a unix socket path). Everything the stub sends is
+it talks to ENDPOINT (as scripts/labhost/dbglink.py opens it). Everything the stub sends is
 passed on at once. What gdb sends is passed on at once too, except an
 acknowledgement ("+" or "-") that is the last thing gdb wrote: that is
 held until gdb writes more, and when gdb closes instead, it is dropped,
@@ -16,8 +16,9 @@ LOG gets one line at the end: "dropped N: BYTES"."""
 
 import os
 import selectors
-import socket
 import sys
+
+from labhost.dbglink import Link
 
 
 def main(argv):
@@ -25,32 +26,32 @@ def main(argv):
         sys.stderr.write(__doc__)
         return 2
     endpoint, log = argv
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(endpoint)
+    link = Link(endpoint, 5)
     stdin, stdout = sys.stdin.fileno(), sys.stdout.fileno()
     sel = selectors.DefaultSelector()
     sel.register(stdin, selectors.EVENT_READ)
-    sel.register(s, selectors.EVENT_READ)
+    sel.register(link.rfd, selectors.EVENT_READ)
     held = b""
     while True:
         for key, _ in sel.select():
-            if key.fileobj == s:
-                data = s.recv(65536)
-                if not data:
+            if key.fileobj == link.rfd:
+                try:
+                    data = link.recv(0)
+                except EOFError:
                     held = b""  # nothing to drop: the stub has gone
                     return finish(log, held)
                 os.write(stdout, data)
                 continue
             data = os.read(stdin, 65536)
             if not data:  # gdb closed: what is held is lost
-                s.close()
+                link.close()
                 return finish(log, held)
             data = held + data
             # an acknowledgement at the very end is held back
             tail = len(data)
             while tail > 0 and data[tail - 1:tail] in (b"+", b"-"):
                 tail -= 1
-            s.sendall(data[:tail])
+            link.send(data[:tail])
             held = data[tail:]
 
 

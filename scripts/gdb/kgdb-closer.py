@@ -22,7 +22,6 @@ Prints one line, the first word the state found:
   unacknowledged P   kgdb was waiting for the acknowledgement of P
   stopped            kgdb was stopped with no debugger
   ended              QEMU closed the connection: the guest ran to its end
-                     (a socket only: a FIFO stays open)
   unreachable WHY    the channel could not be reached (the guest has gone)
 then keeps the connection open until it is stopped (the lab stops it when
 the guest ends): a socket closed right after its last byte can lose that

@@ -39,8 +39,8 @@ debug_channel() { # transport out-dir tcp(0|1) run
 		DBG_WHERE=fifo:$out/$run
 		# gdb's "target remote | COMMAND": the command's stdin and stdout
 		target="| $(printf '%q ' "$LAB_PYTHON" "$SCRIPTS/labhost/dbglink.py" relay "$DBG_WHERE")"
-		# the FIFOs wait for QEMU: ready as soon as they are there
-		eval "dbg_ready() { :; }"
+		# ready when QEMU has them open
+		eval "dbg_ready() { $(printf '%q ' "$LAB_PYTHON" "$SCRIPTS/labhost/dbglink.py" ready "$DBG_WHERE"); }"
 	else
 		sock=$(socket_path "$out" "$run")
 		rm -f "$sock"

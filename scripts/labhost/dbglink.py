@@ -17,9 +17,15 @@ A pipe merges small writes into its pages: 64 KiB wait for the reader.
     dbglink.py relay fifo:BASE
 
 is gdb's side of it ("target remote | dbglink.py relay fifo:BASE"):
-stdin to BASE.in, BASE.out to stdout, until gdb closes stdin; every byte
-gdb wrote is in the FIFO by then, where QEMU reads it."""
+stdin to BASE.in, BASE.out to stdout, until gdb closes stdin (every byte
+gdb wrote is in the FIFO by then, where QEMU reads it) or QEMU ends.
 
+    dbglink.py ready fifo:BASE
+
+says (status 0) whether QEMU has the FIFOs open, that is, listens."""
+
+import errno
+import fcntl
 import os
 import select
 import socket
@@ -33,10 +39,12 @@ class Link:
         self.sock = None
         if endpoint.startswith("fifo:"):
             base = endpoint[len("fifo:"):]
-            # O_RDWR: opening never waits for QEMU, and QEMU's going
-            # away is no end of file for us (the lab watches QEMU)
-            self.wfd = os.open(base + ".in", os.O_RDWR)
-            self.rfd = os.open(base + ".out", os.O_RDWR)
+            # QEMU opens both FIFOs read-write: with it gone, BASE.in has
+            # no reader (ENXIO here, EPIPE later) and BASE.out no writer
+            # (end of file), so we see QEMU go as we would a socket close
+            self.wfd = os.open(base + ".in", os.O_WRONLY | os.O_NONBLOCK)
+            fcntl.fcntl(self.wfd, fcntl.F_SETFL, 0)
+            self.rfd = os.open(base + ".out", os.O_RDONLY | os.O_NONBLOCK)
             return
         if ":" in endpoint and not endpoint.startswith("/"):
             host, port = endpoint.rsplit(":", 1)
@@ -54,7 +62,10 @@ class Link:
         ready, _, _ = select.select([self.rfd], [], [], max(timeout, 0))
         if not ready:
             return b""
-        data = os.read(self.rfd, 65536)
+        try:
+            data = os.read(self.rfd, 65536)
+        except BlockingIOError:
+            return b""
         if not data:
             raise EOFError
         return data
@@ -74,27 +85,37 @@ class Link:
 def relay(endpoint):
     link = Link(endpoint, 5)
     stdin, stdout = sys.stdin.fileno(), sys.stdout.fileno()
-    while True:
-        ready, _, _ = select.select([stdin, link.rfd], [], [])
-        if link.rfd in ready:
-            try:
+    try:
+        while True:
+            ready, _, _ = select.select([stdin, link.rfd], [], [])
+            if link.rfd in ready:
                 data = link.recv(0)
-            except EOFError:
-                return 0
-            while data:
-                data = data[os.write(stdout, data):]
-        if stdin in ready:
-            data = os.read(stdin, 65536)
-            if not data:
-                return 0
-            link.send(data)
+                while data:
+                    data = data[os.write(stdout, data):]
+            if stdin in ready:
+                data = os.read(stdin, 65536)
+                if not data:
+                    return 0
+                link.send(data)
+    except (EOFError, BrokenPipeError):
+        return 0  # QEMU, or gdb, has gone
+
+
+def ready(endpoint):
+    try:
+        Link(endpoint, 1).close()
+    except OSError as e:
+        if e.errno in (errno.ENXIO, errno.ENOENT, errno.ECONNREFUSED):
+            return 1
+        raise
+    return 0
 
 
 def main(argv):
-    if len(argv) != 2 or argv[0] != "relay":
+    if len(argv) != 2 or argv[0] not in ("relay", "ready"):
         sys.stderr.write(__doc__)
         return 2
-    return relay(argv[1])
+    return relay(argv[1]) if argv[0] == "relay" else ready(argv[1])
 
 
 if __name__ == "__main__":

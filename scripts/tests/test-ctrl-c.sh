@@ -59,7 +59,7 @@ trial() { # what stage-pattern delay-s command...
 	local what=$1 pat=$2 delay=$3 tag pid end t0 ms left=() holders said
 	shift 3
 	tag=$(tr -c 'a-z0-9' _ <<<"$what" | tr -s _)$delay
-	start_child env -u LAB_TOP --default-signal=INT LAB_CTRL_C_TAG="$tag" "$@" </dev/null >"$tmp/$tag.log" 2>&1
+	start_child env -u LAB_TOP -u LAB_COMMAND --default-signal=INT LAB_CTRL_C_TAG="$tag" "$@" </dev/null >"$tmp/$tag.log" 2>&1
 	pid=$CHILD_PID
 	end=$((SECONDS + LIMIT_SHORT))
 	until stage_seen "$tag" "$pat"; do

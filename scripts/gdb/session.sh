@@ -129,9 +129,6 @@ kgdb_closer_report() { # what (for the count: "step SLUG")
 	CLOSER_STATE=
 	until CLOSER_STATE=$(head -n 1 "$CLOSER_FILE" 2>/dev/null) && [ -n "$CLOSER_STATE" ]; do
 		{ kill -0 "$CLOSER_PID" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; } || break
-		# the guest ran to its end while the net was still asking (a FIFO,
-		# unlike a socket, does not tell it that QEMU has gone)
-		kill -0 "${BOOT_PID:-}" 2>/dev/null || { CLOSER_STATE=ended; break; }
 		sleep 0.1
 	done
 	stop_child "$CLOSER_PID"

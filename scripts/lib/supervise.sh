@@ -58,17 +58,20 @@ group_live() { # pgid
 	fi
 }
 # The processes of a group and every process they started, in whatever
-# group or session (QEMU is boot.sh's child in a session of its own).
+# group or session (QEMU is boot.sh's child in a session of its own):
+# one ps for the whole table, as a Ctrl-C wants it soon on a busy host.
 group_tree() { # pgid
-	local todo all=() p
-	command -v pgrep >/dev/null || return 0
-	mapfile -t todo < <(pgrep -g "$1")
-	while [ ${#todo[@]} -gt 0 ]; do
-		p=${todo[0]} todo=("${todo[@]:1}")
-		all+=("$p")
-		mapfile -t -O "${#todo[@]}" todo < <(pgrep -P "$p")
-	done
-	[ ${#all[@]} -eq 0 ] || printf '%s\n' "${all[@]}" | sort -un | tr '\n' ' '
+	command -v ps >/dev/null || return 0
+	ps -e -o pid=,ppid=,pgid= | awk -v g="$1" '
+		{ pid[NR] = $1; parent[NR] = $2; if ($3 == g) sel[$1] = 1 }
+		END {
+			do {
+				more = 0
+				for (i in pid)
+					if (!(pid[i] in sel) && (parent[i] in sel)) { sel[pid[i]] = 1; more = 1 }
+			} while (more)
+			for (p in sel) printf "%s ", p
+		}'
 }
 # Is one of these processes still running (a zombie is not)?
 any_live() { # pid...

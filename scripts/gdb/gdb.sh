@@ -7,7 +7,7 @@
 # --batch: the script runs to its end, the guest to its end, and the
 # exit status says whether both did.
 # --tcp: the debugger's channel on 127.0.0.1 (make gdb LAB_GDB_TCP=1),
-# not the step's own unix socket.
+# not the step's own channel (a unix socket, or kgdb's two FIFOs).
 # --timeout S: the guest's limit instead of the table's (scripts/lib/limits.sh).
 # --debug-remote: gdb's record of every packet in the gdb log (make soak
 # keeps it: a damaged reply shows there, byte for byte).

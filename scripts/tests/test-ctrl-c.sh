@@ -100,17 +100,21 @@ $(for p in "${left[@]}"; do echo "$p $(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdlin
 	fi
 	stop_child "$pid"
 }
-# The same stage at $trials moments, each $1 s later than the one before.
+# The same stage at $trials moments, each $1 s later than the one before
+# (or, where the command was over by then, half as late).
 sweep() { # step-s what pattern command...
 	local i step=$1
 	shift
-	local rc tries
+	local rc tries delay
 	for ((i = 0; i < trials; i++)); do
-		for tries in 1 2 3; do
+		delay=$(awk -v i="$i" -v s="$step" 'BEGIN { printf "%.2f", i * s }')
+		# a faster machine may end the stage sooner: half as late again
+		for tries in 1 2 3 4; do
 			"${PREPARE:-true}"
 			rc=0
-			trial "$1" "$2" "$(awk -v i="$i" -v s="$step" 'BEGIN { printf "%.2f", i * s }')" "${@:3}" || rc=$?
+			trial "$1" "$2" "$delay" "${@:3}" || rc=$?
 			[ "$rc" -eq 2 ] || break
+			delay=$(awk -v d="$delay" 'BEGIN { printf "%.2f", d / 2 }')
 		done
 		[ "$rc" -ne 2 ] || fail "Ctrl-C during $1: the command ended before the Ctrl-C, $tries times"
 	done

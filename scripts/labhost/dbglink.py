@@ -58,7 +58,7 @@ class Link:
 
     def recv(self, timeout):
         """What arrives within timeout s: b"" if nothing did; EOFError
-        when the other side closed (a socket only)."""
+        when the other side closed (QEMU gone, for a FIFO too)."""
         ready, _, _ = select.select([self.rfd], [], [], max(timeout, 0))
         if not ready:
             return b""

@@ -54,7 +54,8 @@ lab_setup
 . "$SCRIPTS/boot/accel.sh"
 lab_lock exclusive
 
-build() { # slugs (all when none)
+# Build steps' kernels and guests (all steps when none is named).
+build() { # slugs
 	local s steps=("$@")
 	[ -z "${PLAIN_FOR:-}" ] || info "BUILD_DIR=\"$PLAIN_FOR\" has a space or a colon, which kbuild refuses in a path: the lab works in it as $BUILD_DIR, and keeps the kernel tree in $KSRC"
 	# an imported bundle (make import) is what a build would have made
@@ -85,8 +86,12 @@ parse_args "$usage" -- "$@"
 case $cmd in
 all)
 	[ ${#ARGS[@]} -eq 0 ] || usage_error "$usage"
-	build
+	# step by step, each booted when built: a step with a kernel config
+	# of its own (a cold build of minutes) comes after the others' rows;
+	# an imported bundle is checked once
+	! lab_imported || build
 	for s in $(step_slugs); do
+		lab_imported || build "$s"
 		run_step "$s"
 		"$LAB_PYTHON" -m labhost.results show "$(step_out "$s")/transcript.txt" | sed 's/^/    /'
 	done

@@ -19,8 +19,9 @@ s=$(resolve_step "${ARGS[0]}")
 out=${OPT[out]:-$(step_out "$s")}
 mapfile -t abis < <(guest_abis)
 [ -d "$out/uapi" ] || die "step $s has no kernel headers yet: build its kernel first"
-gen=$KOUT/usr/gen_init_cpio
-[ -x "$gen" ] || die "$gen missing: build a kernel first"
+# (the kernel's own build dir has it: gen_init_cpio is a host program)
+gen=$(step_kout "$s")/usr/gen_init_cpio
+[ -x "$gen" ] || die "$gen missing: build step $s's kernel first"
 
 for abi in "${abis[@]}"; do
 	if ! run_child "$LIMIT_SHORT" make -s -C "$LAB_ROOT/guest" O="$out/guest/$abi" UAPI="$out/uapi" ABI="$abi" \

@@ -1,50 +1,64 @@
 #!/usr/bin/env bash
 # Build the kernel of one step (or of every step) from its branch in
-# build/linux, into the shared out-of-tree dir build/linux/out, and keep
-# the step's bzImage, vmlinux, gdb helpers and uapi headers in
-# build/steps/SLUG/. The same branch and toolchain give the same bytes on
-# any machine, in any directory (Documentation/kbuild/reproducible-builds.rst):
-# the build is dated by the branch's last commit, named lab@lab, always
-# build #1, and the debug info names this tree's build dir ".".
+# build/linux, into its out-of-tree dir (build/linux/out, shared by the
+# steps of the lab's own config; out-SLUG for a step with a config of its
+# own: the model's STEP_KBUILD), and keep the step's bzImage, vmlinux,
+# gdb helpers and uapi headers in build/steps/SLUG/. The same branch and
+# toolchain give the same bytes on any machine, in any directory
+# (Documentation/kbuild/reproducible-builds.rst): the build is dated by
+# the branch's last commit, named lab@lab, always build #1, the debug
+# info names this tree's build dir ".", and pahole runs single-threaded
+# (before 1.27, -j numbers the BTF types in the order its threads finish).
 # Usage: kernel-build.sh [STEP...]     each step's branch (no STEP: every step)
-#        kernel-build.sh --out DIR [--tree TREE]
+#        kernel-build.sh --out DIR [--tree TREE] [--config-of STEP]
 #                                      what build/linux (or TREE, a git
-#                                      worktree of it, built in TREE/out) has
-#                                      checked out, kept in DIR: a bisect
-#                                      (check-tree.sh), a learner's fix
-#                                      (try.sh), the reproducibility check
+#                                      worktree of it) has checked out,
+#                                      built with STEP's config (default:
+#                                      the first step's) in its build dir,
+#                                      kept in DIR: a bisect (check-tree.sh),
+#                                      a learner's fix (try.sh), the
+#                                      reproducibility check
 # shellcheck source=../lib/core.sh
 . "$(dirname "$0")/../lib/core.sh"
 lab_setup
-usage="kernel-build.sh [STEP...] | --out DIR [--tree TREE]"
-parse_args "$usage" --out= --tree= -- "$@"
-if [ -n "${OPT[tree]}" ]; then
-	[ -n "${OPT[out]}" ] || usage_error "$usage"
-	KSRC=${OPT[tree]} KOUT=${OPT[tree]}/out
-fi
-# kbuild's own knobs on the command line, not exported: a line V=1
-# prints makes the same kernel when pasted (build_into adds the date)
-KMAKE=(make -C "$KSRC" O="$KOUT" CC="ccache gcc" HOSTCC="ccache gcc"
-	KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab KBUILD_BUILD_VERSION=1
-	KCFLAGS="-fdebug-prefix-map=$KOUT=." KAFLAGS="-fdebug-prefix-map=$KOUT=.")
-KERNEL_FRAGMENT=$LAB_ROOT/kernel-patches/lab.config
+usage="kernel-build.sh [STEP...] | --out DIR [--tree TREE] [--config-of STEP]"
+parse_args "$usage" --out= --tree= --config-of= -- "$@"
+[ -n "${OPT[out]}" ] || [ -z "${OPT[tree]}${OPT[config-of]}" ] || usage_error "$usage"
+[ -z "${OPT[tree]}" ] || KSRC=${OPT[tree]}
+
+# The kbuild command line of a step's config (KOUT, KMAKE, FRAGMENTS):
+# kbuild's own knobs on the command line, not exported, so that a line
+# V=1 prints makes the same kernel when pasted (build_into adds the date).
+# PAHOLE_FLAGS: what the tree's scripts/pahole-flags.sh says, but -j.
+kmake_for() { # slug
+	KOUT=$(step_kout "$1")
+	FRAGMENTS=("$LAB_ROOT/kernel-patches/lab.config")
+	[ -z "$(step_config "$1")" ] || FRAGMENTS+=("$(step_config "$1")")
+	local pf
+	pf=$(PAHOLE=pahole "$KSRC/scripts/pahole-flags.sh" | tr ' ' '\n' | grep -vx -- -j | tr '\n' ' ')
+	KMAKE=(make -C "$KSRC" O="$KOUT" CC="ccache gcc" HOSTCC="ccache gcc"
+		KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab KBUILD_BUILD_VERSION=1
+		KCFLAGS="-fdebug-prefix-map=$KOUT=." KAFLAGS="-fdebug-prefix-map=$KOUT=."
+		PAHOLE_FLAGS="${pf% }")
+}
 kmake() { run_shown "${KMAKE[@]}" "$@"; }
 
-# Check that every line of the fragment is in the final .config.
+# Check that every line of the fragments is in the final .config.
 verify_config() {
-	local line missing=()
-	while IFS= read -r line; do
-		case "$line" in
-			CONFIG_*=*)
-				grep -qxF "$line" "$KOUT/.config" || missing+=("$line") ;;
-			"# CONFIG_"*" is not set") # absent counts as not set
-				line=${line#\# }
-				! grep -q "^${line%% *}=" "$KOUT/.config" || missing+=("# $line") ;;
-		esac
-	done <"$KERNEL_FRAGMENT"
+	local line f missing=()
+	for f in "${FRAGMENTS[@]}"; do
+		while IFS= read -r line; do
+			case "$line" in
+				CONFIG_*=*)
+					grep -qxF "$line" "$KOUT/.config" || missing+=("${f#"$LAB_ROOT"/}: $line") ;;
+				"# CONFIG_"*" is not set") # absent counts as not set
+					line=${line#\# }
+					! grep -q "^${line%% *}=" "$KOUT/.config" || missing+=("${f#"$LAB_ROOT"/}: # $line") ;;
+			esac
+		done <"$f"
+	done
 	if [ ${#missing[@]} -gt 0 ]; then
-		printf 'error: these lines of %s did not survive olddefconfig\n(a dependency is missing or the option is gone in this kernel):\n' \
-			"${KERNEL_FRAGMENT#"$LAB_ROOT"/}" >&2
+		printf 'error: these lines of the config fragments did not survive olddefconfig\n(a dependency is missing or the option is gone in this kernel):\n' >&2
 		printf '  %s\n' "${missing[@]}" >&2
 		printf 'final config: %s\n' "$KOUT/.config" >&2
 		exit 1
@@ -52,18 +66,18 @@ verify_config() {
 }
 
 configure() {
-	local key
-	key=$(files_key "$KERNEL_FRAGMENT" "$KSRC/Makefile")
+	local key log=$LOGS/kernel-config-${KOUT##*/}.log
+	key=$(files_key "${FRAGMENTS[@]}" "$KSRC/Makefile")
 	[ "$(cat "$KOUT/.lab-config-key" 2>/dev/null)" = "$key" ] && return 0
-	say "kernel config: tinyconfig + ${KERNEL_FRAGMENT#"$LAB_ROOT"/}"
+	say "kernel config (${KOUT##*/}): tinyconfig + ${FRAGMENTS[*]#"$LAB_ROOT"/}"
 	mkdir -p "$KOUT"
 	rm -f "$KOUT/.lab-config-key"
-	kmake -s tinyconfig >"$LOGS/kernel-config.log" 2>&1 ||
-		die "make tinyconfig failed, see $LOGS/kernel-config.log"
-	run_shown "$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOUT" "$KOUT/.config" "$KERNEL_FRAGMENT" \
-		>>"$LOGS/kernel-config.log" 2>&1 || die "merge_config.sh failed, see $LOGS/kernel-config.log"
-	kmake -s olddefconfig >>"$LOGS/kernel-config.log" 2>&1 ||
-		die "make olddefconfig failed, see $LOGS/kernel-config.log"
+	kmake -s tinyconfig >"$log" 2>&1 ||
+		die "make tinyconfig failed, see $log"
+	run_shown "$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOUT" "$KOUT/.config" "${FRAGMENTS[@]}" \
+		>>"$log" 2>&1 || die "merge_config.sh failed, see $log"
+	kmake -s olddefconfig >>"$log" 2>&1 ||
+		die "make olddefconfig failed, see $log"
 	verify_config
 	echo "$key" >"$KOUT/.lab-config-key"
 }
@@ -133,7 +147,8 @@ build_step() {
 	local s=$1 branch out key
 	branch=$s
 	out=$(step_out "$s")
-	key="$(git -C "$KSRC" rev-parse "$branch^{tree}") $(files_key "$KERNEL_FRAGMENT")"
+	kmake_for "$s"
+	key="$(git -C "$KSRC" rev-parse "$branch^{tree}") $(files_key "${FRAGMENTS[@]}")"
 	key="$key $(files_key "$LAB_ROOT/gdb-scripts/lab/constants.py.in" "$0")"
 	if [ "$(cat "$out/kernel.key" 2>/dev/null)" = "$key" ] &&
 		[ -f "$out/bzImage" ] && [ -f "$out/vmlinux" ]; then
@@ -150,6 +165,7 @@ build_step() {
 if [ -n "${OPT[out]}" ]; then
 	[ ${#ARGS[@]} -eq 0 ] || usage_error "$usage"
 	mkdir -p "${OPT[out]}"
+	kmake_for "$(resolve_step "${OPT[config-of]:-$(first_step)}")"
 	say "kernel: $(git -C "$KSRC" log -1 --format='%h %s')"
 	build_into "$(basename "${OPT[out]}")" "${OPT[out]}"
 	exit 0

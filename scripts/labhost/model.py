@@ -7,7 +7,11 @@ answers every step question of that command.
 declares STEP_SLUGS (in order), and per slug STEP_NUMBER, STEP_TITLE,
 STEP_PIPE, STEP_PRISTINE_PATHS, STEP_GDB (the gdb script, empty if it has
 none), STEP_PROGRAMS (what the guest runs: "program abi name" lines),
-STEP_OUT (its output, relative to a build dir: labhost/layout.py);
+STEP_OUT (its output, relative to a build dir: labhost/layout.py),
+STEP_BASE (the branch its patches go on), STEP_CONFIG (its own kernel
+config fragment, empty if none), STEP_KBUILD (its kernel's build dir,
+relative to the kernel tree), STEP_GOAL (what make try ON=SLUG aims at:
+its goal file, empty for the pristine step's expected);
 PRISTINE_STEP; DEBIAN_PROGRAMS and GUEST_ABIS, with GUEST_ABI_FLAG.
 Anything in steps/ that breaks a rule: "error: ..." naming the file and
 line, exit 1."""
@@ -47,6 +51,10 @@ def shell(root, build):
         declare_map("STEP_PROGRAMS", [(s.slug, s.programs()) for s in all_steps]),
         declare_map("STEP_OUT", [(s.slug, os.path.relpath(layout.step_out(build, s.slug), build))
                                  for s in all_steps]),
+        declare_map("STEP_BASE", [(s.slug, s.base) for s in all_steps]),
+        declare_map("STEP_CONFIG", [(s.slug, s.config or "") for s in all_steps]),
+        declare_map("STEP_KBUILD", [(s.slug, layout.kbuild(s.slug, s.config)) for s in all_steps]),
+        declare_map("STEP_GOAL", [(s.slug, s.goal or "") for s in all_steps]),
         "declare -g PRISTINE_STEP=%s\n" % shlex.quote(pristine),
         declare_list("DEBIAN_PROGRAMS", model.DEBIAN_PROGRAMS),
         declare_list("GUEST_ABIS", [a for a, _ in pairs]),

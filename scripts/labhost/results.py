@@ -31,23 +31,33 @@ import re
 import sys
 
 # the expected file's reader, and the sizes both formats name
-from .steps import SIZES, parse_expected
+from .steps import SIZES, VALUES, number, parse_expected
 
 # The fields of a RESULT line, in their order; the last is the quoted detail.
 FIELDS = ("step", "reader", "abi", "comm", "verdict", "cause", "packets",
           "queued", "want", "got")
 RE_RESULT = re.compile(
     r'^RESULT ' + " ".join(r"%s=(?P<%s>[^\s\"=]+)" % (f, f) for f in FIELDS) +
-    r' detail="(?P<detail>[^"]*)"$')
+    r'(?P<values>(?: [a-z_]+=[^\s"=]+)*) detail="(?P<detail>[^"]*)"$')
 RE_PLAN = re.compile(r"^LAB-PLAN runs=(\d+)$")
 
 
 class Result(dict):
-    """One RESULT line: its fields as strings, sizes as int or None."""
+    """One RESULT line: its fields as strings, sizes as int or None;
+    its values (VALUES) in .values, as printed."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.values = {}
 
     def size(self, key):
         v = self[key]
         return None if v == "-" else int(v)
+
+    def value(self, key):
+        """A value as a number; None if not measured ("-") or not there."""
+        v = self.values.get(key, "-")
+        return None if v == "-" else number(v)
 
     def key(self):
         return (self["reader"], self["abi"], self["comm"])
@@ -62,10 +72,18 @@ def parse_line(line):
     m = RE_RESULT.match(line)
     if not m:
         raise ValueError("malformed RESULT line: " + line)
-    r = Result(m.groupdict())
+    fields = m.groupdict()
+    r = Result((k, v) for k, v in fields.items() if k != "values")
     for k in SIZES:
         if r[k] != "-" and not r[k].isdigit():
             raise ValueError("%s=%s is not a size in: %s" % (k, r[k], line))
+    r.values = {}
+    for w in fields["values"].split():
+        k, _, v = w.partition("=")
+        if k not in VALUES or k in r.values or (v != "-" and number(v) is None):
+            raise ValueError("%s is not one of %s=N, once each, in: %s"
+                             % (w, "|".join(VALUES), line))
+        r.values[k] = v
     return r
 
 
@@ -134,6 +152,10 @@ def cell_text(r):
         what = "dropped %d" % (q - g)
     elif c in ("exact", "padded") and g is not None:
         what = "%s %d" % (c, g)
+    elif c == "misplaced" and r.value("seen") is not None and r.value("read_at") is not None:
+        what = "%s at %d" % (r.values["seen"], r.value("read_at"))
+    elif c == "lost" and r.value("seen") is not None:
+        what = "lost, %s" % r.values["seen"]
     else:
         what = c
     return "%s (%s)" % (v, what)
@@ -146,6 +168,9 @@ def matches(row, r):
     for k, v in sorted(row.sizes.items()):
         if r.size(k) != v:
             return "%s=%s where %d was predicted" % (k, r[k], v)
+    for k, (v, text) in sorted(row.values.items()):
+        if r.value(k) != v:
+            return "%s=%s where %s was predicted" % (k, r.values.get(k, "(none)"), text)
     return None
 
 

@@ -22,9 +22,12 @@ SLUG = re.compile(r"^([0-9][0-9])-[a-z0-9][a-z0-9-]*$")
 CLAIMS_STEP = re.compile(r"^[0-9][0-9]-")
 
 # step.conf: the keys steps/README.md documents, each at most once.
-KEYS = ("title", "kernel", "history", "pipe", "pristine")
+KEYS = ("title", "kernel", "history", "pipe", "pristine", "base", "config", "shared-runs", "goal")
 REQUIRED = ("title", "kernel", "history", "pipe")
 PIPES = ("stream", "packet")
+# base: the branch a step's patches go on top of: the previous step's by
+# default, or the pristine source ("baseline": the tree's first commit)
+BASELINE = "baseline"
 CONF_LINE = re.compile(r"^([a-z][a-z0-9_-]*):[ \t]*(.*?)\s*$")
 
 # runs: Debian's own automount is run from its i386 or amd64 package only
@@ -35,6 +38,9 @@ DEBIAN_ABIS = ("i386", "x86_64")
 # those of the RESULT line too (labhost/results.py takes them from here);
 # "error" is never a prediction: it means the experiment did not happen.
 SIZES = ("packets", "queued", "want", "got")
+# ... and the values a RESULT line may add (guest/README.md): a number in
+# decimal or 0x-hex, as the program printed it (the bpf cookie of step 6)
+VALUES = ("sent", "seen", "at", "read_at")
 PREDICTABLE = {"ok", "broken", "packetized", "stream", "unsupported", "measured"}
 
 
@@ -107,7 +113,8 @@ def read_runs(path, where=None, abis=None):
 
 class Row:
     """One row of an expected file: the run (program, abi, name), the
-    verdict and cause history predicts, and sizes that must match too."""
+    verdict and cause history predicts, and sizes and values that must
+    match too."""
 
     def __init__(self, path, lineno, words):
         self.where = "%s:%d" % (path, lineno)
@@ -115,12 +122,16 @@ class Row:
             raise StepError("%s: a row needs program, abi, name, verdict, cause: %s"
                             % (self.where, " ".join(words)))
         self.prog, self.abi, self.name, self.verdict, self.cause = words[:5]
-        self.sizes = {}
+        self.sizes, self.values = {}, {}
         for w in words[5:]:
             k, sep, v = w.partition("=")
-            if not sep or k not in SIZES or not v.isdigit():
-                raise StepError("%s: '%s' is not one of %s=N" % (self.where, w, "|".join(SIZES)))
-            self.sizes[k] = int(v)
+            if sep and k in SIZES and v.isdigit():
+                self.sizes[k] = int(v)
+            elif sep and k in VALUES and number(v) is not None:
+                self.values[k] = (number(v), v)
+            else:
+                raise StepError("%s: '%s' is not one of %s=N, or %s=N (decimal or 0x-hex)"
+                                % (self.where, w, "|".join(SIZES), "|".join(VALUES)))
         if self.verdict not in PREDICTABLE:
             raise StepError("%s: verdict '%s' cannot be expected (one of: %s)"
                             % (self.where, self.verdict, " ".join(sorted(PREDICTABLE))))
@@ -132,8 +143,16 @@ class Row:
         return "%s %s as %s" % self.key()
 
     def prediction(self):
-        extra = " ".join("%s=%d" % kv for kv in sorted(self.sizes.items()))
+        extra = " ".join(["%s=%d" % kv for kv in sorted(self.sizes.items())] +
+                         ["%s=%s" % (k, self.values[k][1]) for k in VALUES if k in self.values])
         return "%s (%s%s)" % (self.verdict, self.cause, " " + extra if extra else "")
+
+
+def number(text):
+    """A value's number: decimal or 0x-hex digits, else None."""
+    if re.fullmatch(r"[0-9]+|0x[0-9a-f]+", text):
+        return int(text, 0 if text.startswith("0x") else 10)
+    return None
 
 
 def parse_expected(path):
@@ -155,14 +174,35 @@ class Step:
         self.conf = read_conf(conf, _rel(root, conf))
         self.title = self.conf.get("title", "")
         self.history = self.conf.get("history", "").split()
-        # its own runs first, then those of every step (the guest's order)
+        # its own runs first, then those of every step (the guest's order),
+        # unless it says "shared-runs: no"
+        shared = self.conf.get("shared-runs", "yes")
+        if shared not in ("yes", "no"):
+            raise StepError("steps/%s/step.conf: shared-runs: yes or no, not %s" % (slug, shared))
         self.runs = []
         abis = [a for a, _ in read_abis(root)]
-        for path in (os.path.join(self.dir, "runs"), os.path.join(root, "steps", "runs")):
+        paths = [os.path.join(self.dir, "runs")]
+        if shared == "yes":
+            paths.append(os.path.join(root, "steps", "runs"))
+        for path in paths:
             if os.path.isfile(path):
                 self.runs += read_runs(path, _rel(root, path), abis)
         if not self.runs:
             raise StepError("steps/%s: no runs (steps/runs, steps/%s/runs)" % (slug, slug))
+        self.config = self._own_file("config")
+        self.goal = self._own_file("goal")
+
+    def _own_file(self, key):
+        """The file of this step's directory that step.conf's KEY names
+        (a name, not a path), or None; missing: StepError."""
+        name = self.conf.get(key)
+        if not name:
+            return None
+        path = os.path.join(self.dir, name)
+        if "/" in name or not os.path.isfile(path):
+            raise StepError("steps/%s/step.conf: %s: %s is not a file of steps/%s"
+                            % (self.slug, key, name, self.slug))
+        return path
 
     @property
     def gdb_script(self):
@@ -198,7 +238,14 @@ def steps(root=None):
             raise StepError("steps/%s and steps/%s: two steps numbered %d"
                             % (by_number[n[:2]], n, int(n[:2])))
         by_number[n[:2]] = n
-    return [Step(root, n) for n in names]
+    out = [Step(root, n) for n in names]
+    for i, st in enumerate(out):
+        st.base = st.conf.get("base") or (out[i - 1].slug if i else BASELINE)
+        earlier = [BASELINE] + [o.slug for o in out[:i]]
+        if st.base not in earlier:
+            raise StepError("steps/%s/step.conf: base: %s is neither %s nor an earlier step"
+                            % (st.slug, st.base, BASELINE))
+    return out
 
 
 def step(slug, root=None):

@@ -31,6 +31,14 @@ step_dir() { echo "$LAB_ROOT/steps/$1"; }
 # another one (a bench's, an import's, a bundle's stage), or BUILD_DIR
 step_out_in() { echo "$1/${STEP_OUT[$2]}"; } # build-dir slug
 step_out() { step_out_in "$BUILD_DIR" "$1"; }
+# the branch its patches go on (the previous step's, or baseline)
+step_base() { echo "${STEP_BASE[$1]}"; }
+# its own kernel config fragment (nothing: the lab's alone)
+step_config() { echo "${STEP_CONFIG[$1]}"; }
+# the out-of-tree dir its kernel is built in, in the tree KSRC (or $2)
+step_kout() { echo "${2:-$KSRC}/${STEP_KBUILD[$1]}"; }
+# what make try ON=SLUG judges against: its goal file, if it has one
+step_goal() { echo "${STEP_GOAL[$1]}"; }
 # its gdb script, nothing if it has none (a step added by a learner may not)
 step_gdb_script() { echo "${STEP_GDB[$1]}"; }
 step_has_gdb() { [ -n "${STEP_GDB[$1]}" ]; }

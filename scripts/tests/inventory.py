@@ -75,7 +75,10 @@ def inventory(src_ids):
         check(os.path.islink(page) and os.path.realpath(page) == os.path.realpath(want)
               and os.path.isfile(want), "%s/page.md links to %s" % (where, rel(want)))
         patches = sorted(n for n in os.listdir(s.dir) if n.endswith(".patch"))
-        check(patches, "%s has at least one patch" % where)
+        # a kernel of its own: patches, or the pristine source with a
+        # config of its own (step.conf: base baseline, config)
+        check(patches or (s.base == model.BASELINE and s.config),
+              "%s has at least one patch, or is the pristine source with a config of its own" % where)
         for n in patches:
             p = os.path.join(s.dir, n)
             target = os.path.realpath(p)

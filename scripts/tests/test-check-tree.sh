@@ -82,7 +82,7 @@ check 1 "is bad" "with one verdict other than predicted says bad" FAKE_TRANSCRIP
 check 125 "cannot be tested: a run ended in an error" "with a run that ended in an error says untestable" \
 	FAKE_TRANSCRIPT="$tmp/error.txt" -- "$s"
 # its output goes to build/bisect, not over the step's own
-if grep -qx "kernel-build.sh --out $tmp/build/bisect" "$tmp/calls" &&
+if grep -qx "kernel-build.sh --out $tmp/build/bisect --config-of $s" "$tmp/calls" &&
 	grep -qx "guest-build.sh $s --out $tmp/build/bisect" "$tmp/calls" &&
 	grep -qx "boot.sh demo $s --out $tmp/build/bisect" "$tmp/calls"; then
 	pass "check-tree.sh builds and boots into build/bisect"

@@ -49,11 +49,12 @@ if [ -n "$(git_k status --porcelain --untracked-files=no)" ]; then
 Commit them on a branch of your own or discard them (git -C $KSRC checkout -f), then rerun."
 fi
 
-# 3. One branch per step, named as the step, rebuilt only when its parent
-# or patches changed.
-parent=baseline
+# 3. One branch per step, named as the step: its base (the previous
+# step's branch, or baseline: step.conf) plus its patches, rebuilt only
+# when the base or the patches changed.
 for s in $(step_slugs); do
 	branch=$s
+	parent=$(step_base "$s")
 	dir=$(step_dir "$s")
 	patches=()
 	shopt -s nullglob
@@ -65,7 +66,6 @@ for s in $(step_slugs); do
 	key=$( { git_k rev-parse "$parent"; cat "${patches[@]}" /dev/null; } | sha256sum | cut -c1-16)
 	if git_k rev-parse -q --verify "refs/heads/$branch" >/dev/null &&
 		[ "$(git_k config --get "lab.$branch.key" || true)" = "$key" ]; then
-		parent=$branch
 		continue
 	fi
 	say "kernel tree: branch $branch = $parent + ${#patches[@]} patch(es)"
@@ -83,14 +83,13 @@ $(grep -e '^error:' -e '^Patch failed' <<<"$out")"
 	git_k branch -f -q "$branch" HEAD
 	git_k checkout -q "$branch"
 	git_k config "lab.$branch.key" "$key"
-	parent=$branch
 done
 
 # 4. Branches the lab made for steps that are gone (or renamed) would
 # only confuse a git branch listing: drop them.
 current=" $(step_slugs | tr '\n' ' ') "
 head=$(git_k symbolic-ref -q --short HEAD || true)
-[[ "$current" == *" $head "* ]] || git_k checkout -q "$parent"
+[[ "$current" == *" $head "* ]] || git_k checkout -q "$(first_step)"
 git_k config --get-regexp '^lab\..*\.key$' | while read -r k _; do
 	b=${k#lab.}
 	b=${b%.key}

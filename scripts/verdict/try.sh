@@ -6,6 +6,8 @@
 #   plain diffs), applied to a throw-away branch, lab-try, made afresh
 #   from the branch of step --on (default: the first step);
 # --ref: a branch of your own in build/linux (its commits, as they are).
+# A step with a goal of its own (step.conf: goal, as step 6 has) is
+# judged against it, with its own runs and kernel config.
 # The kernel is built in the lab's shared build dir (so only what the
 # patch touches is compiled again), the goal's guests against its
 # headers, and the goal step's runs booted; then every run is shown
@@ -31,7 +33,13 @@ parse_args "$usage" --patch= --ref= --on= --goal= -- "$@"
 lab_imported && die "make try builds a kernel: this build dir holds an imported bundle, with no kernel tree or compiler. Build from source in another one:
   make try PATCH=... BUILD_DIR=build-src   (after make BUILD_DIR=build-src)"
 on=$(resolve_step "${OPT[on]:-$(first_step)}")
-goal=$(resolve_step "${OPT[goal]:-$(pristine_step)}")
+# the goal: its runs (a step) and what they should print (a file)
+if [ -z "${OPT[goal]}" ] && [ -n "$(step_goal "$on")" ]; then
+	goal=$on goal_file=$(step_goal "$on") goal_label="step $(step_number "$on")'s goal"
+else
+	goal=$(resolve_step "${OPT[goal]:-$(pristine_step)}")
+	goal_file=$LAB_ROOT/steps/$goal/expected goal_label="step $(step_number "$goal")"
+fi
 out=$BUILD_DIR/try
 git_k() { git -C "$KSRC" "$@"; }
 
@@ -88,7 +96,7 @@ $(grep -E '^(error|fatal|Patch failed|Applying)' "$out/apply.log" | head -n 6 | 
 	done
 	what="step $(step_number "$on") + ${#patches[@]} patch(es)"
 fi
-say "try: $what, judged against step $(step_number "$goal") ($goal)"
+say "try: $what, judged against $goal_label (${goal_file#"$LAB_ROOT"/})"
 
 # 2. The kernel's own style checker: shown, not a verdict.
 for f in "${patches[@]}"; do
@@ -103,7 +111,7 @@ done
 
 # 3. Build it, incrementally in the shared build dir; a compile error is
 # shown as the compiler's own lines, not a page of make.
-if ! "$SCRIPTS/kernel/kernel-build.sh" --out "$out" >"$out/build.log" 2>&1; then
+if ! "$SCRIPTS/kernel/kernel-build.sh" --out "$out" --config-of "$on" >"$out/build.log" 2>&1; then
 	log=$LOGS/kernel-try.log
 	errs=$(grep -E '^[^ :]+:[0-9]+(:[0-9]+)?: (fatal )?error: ' "$log" 2>/dev/null | head -n 8)
 	if [ -n "$errs" ]; then
@@ -137,7 +145,7 @@ transcript_current "$base" >/dev/null || "$SCRIPTS/boot/boot.sh" demo "$on" >"$o
 echo
 rc=0
 "$LAB_PYTHON" -m labhost.results judge --base "step $(step_number "$on") (measured)" "$base/transcript.txt" \
-	--goal "step $(step_number "$goal")" "$LAB_ROOT/steps/$goal/expected" "$out/transcript-try.txt" |
+	--goal "$goal_label" "$goal_file" "$out/transcript-try.txt" |
 	tee "$out/verdict.txt" || rc=$?
 info "files: ${out#"$LAB_ROOT"/}/ (transcript-try.txt, serial-try.log, verdict.txt); the branch: lab-try"
 exit "$rc"

@@ -13,18 +13,8 @@
 #include <sys/types.h>
 #include <linux/auto_fs.h>
 
+#include "abi.h"
 #include "compiler.h"
-
-/* x32 defines __x86_64__ too: its 32-bit long and pointers tell it */
-#if defined(__x86_64__) && defined(__ILP32__)
-#define LAB_ABI "x32"
-#elif defined(__x86_64__)
-#define LAB_ABI "x86_64"
-#elif defined(__i386__)
-#define LAB_ABI "i386"
-#else
-#error "the lab is about i386, x86_64 and x32 only"
-#endif
 
 /* Room for more than any packet, so a reader asking for sizeof+4 fits. */
 #define PKT_BUF_SIZE 512

@@ -30,6 +30,53 @@ static void word(char *out, size_t len, const char *in)
 		snprintf(out, len, "?");
 }
 
+static void add_value(struct lab_result *r, const char *key, unsigned long long v,
+		      int hex, int known)
+{
+	if (r->nvalues >= RESULT_VALUES_MAX)
+		return;
+	r->values[r->nvalues++] = (struct result_value){
+		.key = key, .v = v, .hex = hex, .known = known,
+	};
+}
+
+void result_value(struct lab_result *r, const char *key, unsigned long long v, int hex)
+{
+	add_value(r, key, v, hex, 1);
+}
+
+void result_unknown(struct lab_result *r, const char *key)
+{
+	add_value(r, key, 0, 0, 0);
+}
+
+/* The optional values, each " key=value": empty if there are none. */
+static void values_field(char *out, size_t len, const struct lab_result *r)
+{
+	char key[RESULT_KEY_MAX];
+	size_t used = 0;
+	int i, n;
+
+	out[0] = '\0';
+	for (i = 0; i < r->nvalues && i < RESULT_VALUES_MAX && used < len; i++) {
+		const struct result_value *v = &r->values[i];
+
+		word(key, sizeof(key), v->key);
+		for (char *p = key; *p; p++)
+			if (*p == '=')
+				*p = '_';
+		if (!v->known)
+			n = snprintf(out + used, len - used, " %s=-", key);
+		else if (v->hex)
+			n = snprintf(out + used, len - used, " %s=0x%016llx", key, v->v);
+		else
+			n = snprintf(out + used, len - used, " %s=%llu", key, v->v);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
 static void size_field(char *out, size_t len, long v)
 {
 	if (v < 0)
@@ -42,6 +89,7 @@ int result_format(char *buf, size_t len, const struct lab_result *r)
 {
 	char comm[17] = "", c[17], reader[32], abi[16], verdict[16], cause[16];
 	char q[24], w[24], g[24], d[RESULT_DETAIL_MAX];
+	char vals[RESULT_VALUES_MAX * (RESULT_KEY_MAX + 22)];
 
 	if (prctl(PR_GET_NAME, comm) < 0)
 		comm[0] = '\0';
@@ -53,13 +101,14 @@ int result_format(char *buf, size_t len, const struct lab_result *r)
 	size_field(q, sizeof(q), r->queued);
 	size_field(w, sizeof(w), r->want);
 	size_field(g, sizeof(g), r->got);
+	values_field(vals, sizeof(vals), r);
 	/* the detail is quoted: no quote or newline inside */
 	snprintf(d, sizeof(d), "%s", r->detail);
 	for (char *p = d; *p; p++)
 		if (*p == '"' || *p == '\n' || *p == '\r')
 			*p = '\'';
-	return snprintf(buf, len, "RESULT step=%d reader=%s abi=%s comm=%s verdict=%s cause=%s packets=%d queued=%s want=%s got=%s detail=\"%s\"\n",
-			r->step, reader, abi, c, verdict, cause, r->packets, q, w, g, d);
+	return snprintf(buf, len, "RESULT step=%d reader=%s abi=%s comm=%s verdict=%s cause=%s packets=%d queued=%s want=%s got=%s%s detail=\"%s\"\n",
+			r->step, reader, abi, c, verdict, cause, r->packets, q, w, g, vals, d);
 }
 
 int result_parse_num(const char *s, long lo, long hi, int *out)

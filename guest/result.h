@@ -11,8 +11,18 @@
 #include <stddef.h>
 
 #define RESULT_DETAIL_MAX 256
-#define RESULT_LINE_MAX 512
+#define RESULT_LINE_MAX 768
 #define RESULT_UNKNOWN (-1L)	/* a size that was not measured: printed as - */
+#define RESULT_VALUES_MAX 4
+#define RESULT_KEY_MAX 16
+
+/* An optional value after got=: " key=value", in the order they were set. */
+struct result_value {
+	const char *key;
+	unsigned long long v;
+	int hex;	/* 0x%016llx, else %llu */
+	int known;	/* 0: not measured, printed as - */
+};
 
 struct lab_result {
 	int step;
@@ -24,11 +34,21 @@ struct lab_result {
 	long queued;		/* FIONREAD before the deciding read's first read() */
 	long want;		/* bytes the program asked for */
 	long got;		/* bytes the deciding read returned */
+	int nvalues;		/* none: the line is as it always was */
+	struct result_value values[RESULT_VALUES_MAX];
 	char detail[RESULT_DETAIL_MAX];
 };
 
 /* An empty result: unknown sizes, no detail. */
 void result_init(struct lab_result *r, int step, const char *reader, const char *abi);
+
+/*
+ * Add a value, printed after got= as " key=v" (hex: 0x%016llx, else
+ * %llu), or " key=-" if set with result_unknown().  A key is set once;
+ * one more than RESULT_VALUES_MAX is a bug, and is dropped.
+ */
+void result_value(struct lab_result *r, const char *key, unsigned long long v, int hex);
+void result_unknown(struct lab_result *r, const char *key);
 
 /*
  * The line, newline included, into buf; comm is the calling task's own

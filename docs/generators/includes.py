@@ -168,7 +168,7 @@ class Includes:
     def try_exercise(self):
         """The exercise's solution on the workshop page: what make try said
         of each design, as make test's try suite recorded it."""
-        for name in ("design-a", "good-fix", "wrong-fix"):
+        for name in ("design-a", "good-fix", "wrong-fix", "bpf-wrong-fix", "bpf-good-fix"):
             path = os.path.join(self.build, "try-exercise", name + ".txt")
             if read(path) and "VERDICT: " in read(path):
                 write(os.path.join(self.gen, "try-%s.md" % name),

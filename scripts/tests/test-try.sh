@@ -8,6 +8,10 @@
 #   - the wrong fix, kernel-patches/exercise/caller-abi.patch, is named
 #     wrong by the runs whose lookups come from a program of another ABI,
 #     with the cause, while the daemons' own runs are as step 2's;
+#   - today's break (step 6, ON=6): the in_compat_syscall() fix,
+#     kernel-patches/exercise/bpf-compat-cookie.patch, is short of the
+#     goal in the x32 row only, with the bytes it read; the solution,
+#     exercise/bpf-i386-cookie.patch, reaches it;
 # and each way a learner's patch fails ends in one error that says where
 # to look: one that does not apply, one that does not compile, one whose
 # kernel panics. Afterwards the steps' branches, kernels and transcripts
@@ -75,6 +79,23 @@ if [ "$RC" -eq 1 ] && grep -q '^  systemd-style+x86_64 i386 as systemd-style: yo
 	pass "the wrong fix (exercise/caller-abi.patch) is named wrong by the runs with a caller of another ABI, with the cause ($(verdict))"
 else
 	fail "the wrong fix is named wrong by the runs with a caller of another ABI (exit $RC; own runs that differ: ${own_differ:-none}): $(tail -n 12 <<<"$OUT")"
+fi
+
+# today's break: judged against step 6's own goal, with its runs
+bpf=$(resolve_step 6)
+try bpf-wrong-fix --patch "$LAB_ROOT/kernel-patches/exercise/bpf-compat-cookie.patch" --on "$bpf"
+differ=$(grep -E '^  [a-z-]+ (i386|x86_64|x32) as ' <<<"$OUT" || true)
+if [ "$RC" -eq 1 ] && [ "$differ" = "$(grep -E '^  bpf-cookie x32 as bpf-cookie: yours broken \(0x5566778800000000 at 20\)' <<<"$differ")" ] &&
+	[ -n "$differ" ] && grep -q 'bpf-cookie i386 as bpf-cookie .* ok  *ok (none' <<<"$OUT"; then
+	pass "the in_compat_syscall() fix of step 6 is short in the x32 row only: x32's cookie read at 20, shifted ($(verdict))"
+else
+	fail "the in_compat_syscall() fix of step 6 is short in the x32 row only (exit $RC): $(tail -n 10 <<<"$OUT")"
+fi
+try bpf-good-fix --patch "$LAB_ROOT/kernel-patches/exercise/bpf-i386-cookie.patch" --on "$bpf"
+if [ "$RC" -eq 0 ] && grep -q "^every run as the goal, step 6's goal: " <<<"$(verdict)"; then
+	pass "the i386-only conversion of step 6 reaches its goal: $(verdict)"
+else
+	fail "the i386-only conversion of step 6 reaches its goal (exit $RC): $(tail -n 8 <<<"$OUT")"
 fi
 
 # 2. A learner's patch that fails, each way: one error, naming what to

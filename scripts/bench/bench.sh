@@ -72,8 +72,12 @@ ref=$(cat "$(step_out_in "$lab" "$(first_step)")/kernel-build-seconds")
 [ "$ref" -gt 0 ] || die "bench: no kernel build time for the first step"
 row "cold kernel build, step $(first_step) (the reference)" "$ref" "inside make"
 row "make, from scratch (every kernel, guest and boot)" "$SECS" "$(grep -o 'all [0-9]* cells match history' "$bench/make.log" || echo 'see make.log')"
+prev=
 for s in $(step_slugs); do
-	[ "$s" = "$(first_step)" ] || row "  kernel build, step $s (after the one before)" "$(cat "$(step_out_in "$lab" "$s")/kernel-build-seconds")"
+	how="after the one before"
+	[ "$(step_kout "$s" x)" = "$(step_kout "${prev:-$s}" x)" ] || how="its own config: cold"
+	[ -z "$prev" ] || row "  kernel build, step $s ($how)" "$(cat "$(step_out_in "$lab" "$s")/kernel-build-seconds")"
+	prev=$s
 done
 for s in $(step_slugs); do
 	row "  boot to verdict, step $s ($(cat "$(step_out_in "$lab" "$s")/boot-accel"))" "$(cat "$(step_out_in "$lab" "$s")/boot-seconds")"
@@ -98,6 +102,16 @@ done
 ALLOW_FAIL=1 measure try1 "$LIMIT_SUITE" make -s -C "$LAB_ROOT" BUILD_DIR="$lab" try PATCH="$bench/try-1.diff"
 ALLOW_FAIL=1 measure try "$LIMIT_SUITE" make -s -C "$LAB_ROOT" BUILD_DIR="$lab" try PATCH="$bench/try-2.diff"
 row "make try, a one-line change under fs/autofs/ (patch to verdict)" "$SECS" "$(sed -n 's/^VERDICT: //p' "$bench/try.log" | head -n 1)"
+# the same for each step with a config of its own, in its build dir: a
+# one-line change of init/version.c (any kernel has it), patch to verdict
+for s in $(step_slugs); do
+	[ -n "$(step_config "$s")" ] || continue
+	git -C "$lab/linux" show "$s:init/version.c" >"$bench/version.c"
+	sed '$a /* try */' "$bench/version.c" | diff -u --label a/init/version.c --label b/init/version.c \
+		"$bench/version.c" - >"$bench/try-$s.diff" || true
+	ALLOW_FAIL=1 measure "try-$s" "$LIMIT_SUITE" make -s -C "$LAB_ROOT" BUILD_DIR="$lab" try ON="$s" PATCH="$bench/try-$s.diff"
+	row "make try ON=$(step_number "$s"), a one-line change (its own build dir)" "$SECS" "$(sed -n 's/^VERDICT: //p' "$bench/try-$s.log" | head -n 1)"
+done
 
 # 4. a workshop: the bundle, and a laptop's import and first transcript
 measure bundle "$LIMIT_RUN" make -s -C "$LAB_ROOT" BUILD_DIR="$lab" bundle

@@ -37,6 +37,14 @@ step_base() { echo "${STEP_BASE[$1]}"; }
 step_config() { echo "${STEP_CONFIG[$1]}"; }
 # the out-of-tree dir its kernel is built in, in the tree KSRC (or $2)
 step_kout() { echo "${2:-$KSRC}/${STEP_KBUILD[$1]}"; }
+# the first step of each kernel build dir: one per kernel config
+step_kbuild_firsts() {
+	local s seen=" "
+	for s in "${STEP_SLUGS[@]}"; do
+		[[ $seen == *" ${STEP_KBUILD[$s]} "* ]] || echo "$s"
+		seen+="${STEP_KBUILD[$s]} "
+	done
+}
 # what make try ON=SLUG judges against: its goal file, if it has one
 step_goal() { echo "${STEP_GOAL[$1]}"; }
 # its gdb script, nothing if it has none (a step added by a learner may not)

@@ -3,9 +3,9 @@
 # from a git worktree of build/linux in another directory, into another
 # output dir, and compare the bytes of what a bundle carries: bzImage,
 # vmlinux, the step's initramfs part, the headers and the gdb constants.
-# One TAP line per file; run by make test. The worktree goes afterwards,
-# the other output only when all is the same.
-# Usage: repro-check.sh SLUG
+# One TAP line per file and step; run by make test. The worktree goes
+# afterwards, the other output only when all is the same.
+# Usage: repro-check.sh SLUG...
 # shellcheck source=../lib/core.sh
 . "$(dirname "$0")/../lib/core.sh"
 lab_setup
@@ -13,8 +13,7 @@ lab_setup
 . "$(dirname "$0")/../lib/tap.sh"
 tap_begin
 
-s=${1:?usage: repro-check.sh SLUG}
-out=$(step_out "$s")
+[ $# -gt 0 ] || die "usage: repro-check.sh SLUG..."
 # another path, of another length, than build/linux and build/steps/SLUG
 other=$BUILD_DIR/repro/built-elsewhere
 wtree=$other/linux
@@ -24,21 +23,7 @@ drop_tree() {
 	git -C "$KSRC" worktree prune
 	rm -rf "$wtree"
 }
-drop_tree
-rm -rf "$other"
-mkdir -p "$other"
 trap 'drop_tree; lab_cleanup' EXIT
-
-# the builds' progress as TAP comments; a failed build ends the stream
-# before its plan, which make test reports
-{
-	run_logged "git worktree of $s" "$LOGS/repro-worktree.log" "$LIMIT_KERNEL_BUILD" \
-		git -C "$KSRC" worktree add --detach "$wtree" "$s"
-	# without ccache: a cached object would be the first build's own
-	# bytes, whatever path it might have named (a cold build: minutes)
-	CCACHE_DISABLE=1 "$SCRIPTS/kernel/kernel-build.sh" --tree "$wtree" --out "$other/out"
-	"$SCRIPTS/guest/guest-build.sh" "$s" --out "$other/out"
-} 2>&1 | sed -u 's/^/# /'
 
 # a directory's files and their hashes, as one hash
 tree_sum() { (cd "$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-64); }
@@ -55,11 +40,30 @@ same() { # what path-in-out-dirs
 		fail "step $s built in another directory: $1, different bytes (${a:0:16} in ${out#"$LAB_ROOT"/}, ${b:0:16} in ${other#"$LAB_ROOT"/}/out)"
 	fi
 }
-same bzImage bzImage
-same vmlinux vmlinux
-same "the step's initramfs part" initramfs-lab.cpio
-same "the uapi headers" uapi
-same "the gdb constants" lab_constants.py
-same "the kernel's gdb helpers" gdb-helpers
+
+for s in "$@"; do
+	s=$(resolve_step "$s")
+	out=$(step_out "$s")
+	drop_tree
+	rm -rf "$other"
+	mkdir -p "$other"
+	# the builds' progress as TAP comments; a failed build ends the stream
+	# before its plan, which make test reports
+	{
+		run_logged "git worktree of $s" "$LOGS/repro-worktree.log" "$LIMIT_KERNEL_BUILD" \
+			git -C "$KSRC" worktree add --detach "$wtree" "$s"
+		# without ccache: a cached object would be the first build's own
+		# bytes, whatever path it might have named (a cold build: minutes)
+		CCACHE_DISABLE=1 "$SCRIPTS/kernel/kernel-build.sh" --tree "$wtree" --out "$other/out" --config-of "$s"
+		"$SCRIPTS/guest/guest-build.sh" "$s" --out "$other/out"
+	} 2>&1 | sed -u 's/^/# /'
+	same bzImage bzImage
+	same vmlinux vmlinux
+	same "the step's initramfs part" initramfs-lab.cpio
+	same "the uapi headers" uapi
+	same "the gdb constants" lab_constants.py
+	same "the kernel's gdb helpers" gdb-helpers
+	[ "$failed" -eq 0 ] || break
+done
 [ "$failed" -ne 0 ] || rm -rf "$other"
 finish

@@ -32,7 +32,7 @@ checkpatch-guest test   -  the guest's C under the kernel's checkpatch.pl
 cpio-list        test   -  the initramfs lists of Debian roots, every layout
 unit             test   -  the guest programs' host unit tests, in each ABI this machine runs
 abi-scan         test   -  the scan of the uapi headers, its numbers proven by the compiler
-repro            test   -  the first step built again elsewhere, without ccache: the same bytes
+repro            test   -  the first step of each kernel config built again elsewhere, without ccache: the same bytes
 bundle-trip      test   -  a workshop's round trip: make bundle, make import, make run STEP=1
 try              test   -  make try: the exercise's designs get what the page says; a bad patch, one clear error
 boots            test   a  every step's guest, booted (or its transcript of these inputs), against history
@@ -195,7 +195,8 @@ suite_cpio-list() {
 }
 suite_repro() {
 	skip_imported "a step built again in another directory is the same, byte for byte" && return
-	exec "$SCRIPTS/tests/repro-check.sh" "$(first_step)"
+	mapfile -t firsts < <(step_kbuild_firsts)
+	exec "$SCRIPTS/tests/repro-check.sh" "${firsts[@]}"
 }
 suite_bundle-trip() {
 	skip_imported "a bundle of this build imports and boots" && return

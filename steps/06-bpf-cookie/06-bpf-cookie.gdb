@@ -1,0 +1,1 @@
+../../gdb-scripts/06-bpf-cookie.gdb

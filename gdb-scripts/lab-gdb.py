@@ -25,5 +25,8 @@ import lab.pipes  # noqa: E402,F401
 import lab.constants  # noqa: E402,F401
 import lab.session  # noqa: E402,F401
 
+# each module registers its gdb commands as it is imported
+REGISTERED = (lab.autofs, lab.checks, lab.compat, lab.pipes, lab.constants, lab.session)
+
 gdb.execute("source " + os.path.join(os.path.dirname(os.path.abspath(__file__)), "lab",
                                      "moments.gdb"))

@@ -12,7 +12,8 @@ import sys
 import tempfile
 
 # abiscan/ is next to this script: Python puts its directory first
-from abiscan.compare import ABIS, compare, x32_relation
+from abiscan.compare import compare, x32_relation
+from labhost.abis import ABIS
 from abiscan.crossing import ioctl_types
 from abiscan.fileinfo import parse_tree
 from abiscan.groups import Model, Planner, split

@@ -14,7 +14,7 @@ lab_setup --no-model
 # which the gdb sessions ask about the structs, and ssh-keygen, which
 # signs and checks a bundle (make bundle SIGN=, make import SIG=).
 RUN_PKGS="qemu-system-x86 gdb dwarves make git xz-utils python3 time perl
-iproute2 procps util-linux shellcheck mkdocs mkdocs-material python3-yaml openssh-client"
+iproute2 procps util-linux shellcheck pyflakes3 mkdocs mkdocs-material python3-yaml openssh-client"
 # What builds them, the kernel's own build targets included
 # (headers_install needs rsync, checkpatch.pl perl). Debian's automount
 # runs in the guest, from .debs fetched into build/: it is not installed.

@@ -15,6 +15,7 @@
 suite_table() {
 	cat <<'EOF'
 shellcheck       check  c  every shell script passes shellcheck
+pyflakes         check  d  every Python file passes pyflakes (Debian's pyflakes3)
 limits           check  c  the guest has no time limit of its own: lib/limits.sh only
 model            check  c  the step model: every reader of steps/ says the same (on fakes)
 results          check  c  the rules that compare RESULT lines and gdb values with history
@@ -91,6 +92,30 @@ $(grep "^$f:" "$TLOG/shellcheck.out" | head -n 10)"
 		fi
 	done
 	[ "$rc" -ne 0 ] || echo "$key" >"$cache"
+	finish
+}
+
+suite_pyflakes() {
+	local f files=() rc=0
+	tap_begin
+	command -v pyflakes3 >/dev/null || { fail "pyflakes3 is installed (make installs it)"; finish; return; }
+	mapfile -t files < <(cd "$LAB_ROOT" && git ls-files -- '*.py' '*.py.in' | grep -v '\.py\.in$' | LC_ALL=C sort)
+	# 0: all clean, 1: findings; a line that is not a finding is pyflakes
+	# failing to run
+	(cd "$LAB_ROOT" && pyflakes3 "${files[@]}") >"$TLOG/pyflakes.out" 2>&1 || rc=$?
+	if [ "$rc" -gt 1 ] || grep -v -q -E '^[^:]+:[0-9]+:([0-9]+:)? ' "$TLOG/pyflakes.out"; then
+		fail "pyflakes3 ran (exit $rc): $(grep -v -E '^[^:]+:[0-9]+:([0-9]+:)? ' "$TLOG/pyflakes.out" | head -n 3)"
+		finish
+		return
+	fi
+	for f in "${files[@]}"; do
+		if grep -q "^$f:" "$TLOG/pyflakes.out"; then
+			fail "pyflakes3 $f
+$(grep "^$f:" "$TLOG/pyflakes.out" | head -n 10)"
+		else
+			pass "pyflakes3 $f"
+		fi
+	done
 	finish
 }
 

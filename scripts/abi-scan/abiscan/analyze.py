@@ -7,8 +7,10 @@ import os
 import time
 from dataclasses import dataclass, field
 
+from labhost.abis import ABIS
+
 from .cache import SELF_HASH, jobkey, load_json, save_json, sha
-from .compare import ABIS, Verdict, compare, layout_sig, x32_relation
+from .compare import Verdict, compare, layout_sig, x32_relation
 from .crossing import crossing, ioctl_types
 from .kernel import annotate, definition_annotation, ksrc_key
 from .layout import Layout, parse_pahole, read_sizes

@@ -8,7 +8,7 @@ import hashlib
 import json
 import os
 
-from .compare import ABIS
+from labhost.abis import ABIS  # guest/abis, their one list
 
 from labhost.abis import FLAG as ABI_FLAG  # guest/abis
 # objects (objects.py): the debug information keeps every type even

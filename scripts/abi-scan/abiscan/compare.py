@@ -5,7 +5,6 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from labhost.abis import ABIS  # guest/abis, their one list
 CLASS_NAME = {1: "tail padding only", 2: "members shifted", 3: "member sizes differ"}
 # class 3 in two: a member is wider on one ABI but every byte other members
 # use is in the same place, or the layout really differs

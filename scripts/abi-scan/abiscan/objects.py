@@ -15,7 +15,7 @@ import sys
 from labhost.limits import limit
 
 from .cache import ABI_FLAG, OBJ_FLAGS, OBJ_RECIPE, SCHEMA, SELF_HASH, jobkey, sha
-from .compare import ABIS
+from labhost.abis import ABIS  # guest/abis, their one list
 from .fileinfo import parse_tree
 from .groups import Model, Planner, split
 

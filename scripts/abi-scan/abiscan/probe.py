@@ -11,7 +11,7 @@ import subprocess
 from labhost.limits import limit
 
 from .cache import ABI_FLAG, SELF_HASH, jobkey, sha
-from .compare import ABIS
+from labhost.abis import ABIS  # guest/abis, their one list
 
 # libc headers a uapi header may silently rely on (tried in this order).
 LIBC_CANDIDATES = ["stddef.h", "stdint.h", "sys/types.h", "sys/socket.h",

@@ -12,7 +12,7 @@ import subprocess
 from labhost.limits import limit
 
 from .cache import ABI_FLAG, load_json, save_json, sha
-from .compare import ABIS
+from labhost.abis import ABIS  # guest/abis, their one list
 
 FAIL_RE = re.compile(r'static assertion failed: "([^"]*)"')
 ERR_RE = re.compile(r"^[^:\n]+\.c:(\d+):\d+: error: (.*)$", re.M)

@@ -50,8 +50,8 @@ esac
 # shellcheck source=lib/core.sh
 . "$here/lib/core.sh"
 lab_setup
-# shellcheck source=boot/accel.sh
-. "$SCRIPTS/boot/accel.sh"
+# shellcheck source=lib/accel.sh
+. "$SCRIPTS/lib/accel.sh"
 lab_lock exclusive
 
 # Build steps' kernels and guests (all steps when none is named).

@@ -121,7 +121,7 @@ run_jobs() {
 	export -f compile_jobs compile_batch
 	export UAPI PROGRESS CFLAGS_CHECK
 	# 40 jobs per bash and gcc; the whole run bounded
-	run_child "$LIMIT_SCAN_STAGE" xargs -P "$(nproc)" -n 200 bash -c 'compile_jobs "$@"' _ <"$jobs" ||
+	run_child "$LIMIT_SCAN_STAGE" xargs -P "$JOBS" -n 200 bash -c 'compile_jobs "$@"' _ <"$jobs" ||
 		die "compiling failed or timed out (see $OUT/cache/obj/*/*.err)"
 	[ -z "${mon:-}" ] || stop_child "$mon"
 	[ "$QUIET" = 1 ] || printf '  %s %d/%d\n' "$what" "$(wc -l <"$PROGRESS")" "$total"

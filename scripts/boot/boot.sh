@@ -6,7 +6,7 @@
 #                        and boot-seconds
 #   boot.sh shell SLUG [OPTION...]
 #                        interactive busybox shell on the serial console
-# KVM where it runs a guest, else software emulation (scripts/boot/accel.sh);
+# KVM where it runs a guest, else software emulation (scripts/lib/accel.sh);
 # QEMU's own messages go to build/steps/SLUG/qemu-RUN.log, and a KVM
 # internal error there stops the boot at once. The whole QEMU command
 # goes to qemu-RUN.cmdline (and, with V=1, to the terminal): run that
@@ -23,14 +23,14 @@
 #   -- QEMU-ARG... more QEMU arguments, last, so that a second -serial is ttyS1
 # A transcript is written whole or not at all: a boot that does not end
 # well leaves the one before it in place. Next to it, transcript.inputs
-# says what it was booted from (boot/inputs.sh).
+# says what it was booted from (lib/inputs.sh).
 # shellcheck source=../lib/core.sh
 . "$(dirname "$0")/../lib/core.sh"
 lab_setup
-# shellcheck source=accel.sh
-. "$(dirname "$0")/accel.sh"
-# shellcheck source=inputs.sh
-. "$(dirname "$0")/inputs.sh"
+# shellcheck source=../lib/accel.sh
+. "$(dirname "$0")/../lib/accel.sh"
+# shellcheck source=../lib/inputs.sh
+. "$(dirname "$0")/../lib/inputs.sh"
 lab_lock exclusive
 
 usage="boot.sh demo|shell STEP [--run NAME] [--out DIR] [--timeout S] [--append ARGS] [-- QEMU-ARG...]"

@@ -3,9 +3,10 @@
 print its answer. boot.sh asks a guest that ran out of time where its CPU
 is ("info registers") before it stops QEMU, so that a hang names a place.
 
-    qemu-monitor.py SOCKET COMMAND [SECONDS]
+    qemu-monitor.py SOCKET COMMAND SECONDS
 
-Exit status 1, with the reason, when the monitor does not answer in time."""
+SECONDS is LIMIT_MONITOR of scripts/lib/limits.sh: the limit has no
+default here. Exit status 1, with the reason, when the monitor does not answer in time."""
 
 import re
 import socket
@@ -38,11 +39,11 @@ def ask(path, command, seconds):
 
 
 def main(argv):
-    if len(argv) not in (2, 3):
+    if len(argv) != 3:
         sys.stderr.write(__doc__)
         return 2
     try:
-        sys.stdout.write(ask(argv[0], argv[1], float(argv[2]) if len(argv) == 3 else 5.0))
+        sys.stdout.write(ask(argv[0], argv[1], float(argv[2])))
     except (OSError, ValueError) as e:
         sys.stderr.write("qemu-monitor.py: %s: %s\n" % (argv[0], e))
         return 1

@@ -27,8 +27,8 @@
 # shellcheck source=../lib/core.sh
 . "$(dirname "$0")/../lib/core.sh"
 lab_setup
-# shellcheck source=../guest/initramfs.sh
-. "$SCRIPTS/guest/initramfs.sh"
+# shellcheck source=../lib/initramfs.sh
+. "$SCRIPTS/lib/initramfs.sh"
 lab_lock exclusive
 
 # The lab's commit, or why there is none to name.

@@ -39,8 +39,8 @@ site=$BUILD_DIR/site
 
 parse_args "docs.sh [--serve]" --serve -- "$@"
 [ ${#ARGS[@]} -eq 0 ] || usage_error "docs.sh [--serve]"
-# shellcheck source=../boot/inputs.sh
-. "$SCRIPTS/boot/inputs.sh"
+# shellcheck source=../lib/inputs.sh
+. "$SCRIPTS/lib/inputs.sh"
 
 # Reading the lab's output only needs the lock shared with other readers.
 lab_lock shared
@@ -70,7 +70,7 @@ fi
 # The matrix page is build/matrix.md, made again from the steps' results
 # (and expectations) every time. It must describe the kernels that are
 # here now: a transcript from another kernel, initramfs, limits or QEMU
-# than this build's (boot/inputs.sh) is refused, with what changed.
+# than this build's (lib/inputs.sh) is refused, with what changed.
 stale=()
 for s in "${steps[@]}"; do
 	why=$(transcript_current "$(step_out "$s")") || stale+=("step $(step_number "$s") ($s): its transcript was $why")

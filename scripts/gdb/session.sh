@@ -66,7 +66,7 @@ debug_channel() { # transport out-dir tcp(0|1) run
 		DBG_QEMU=(-chardev "$chardev" -serial chardev:dbg)
 		DBG_APPEND="kgdboc=ttyS1 kgdbwait rodata=off lab.debian=off"
 		# TCG is slow, kgdb answers from a polling loop: allow more than 2 s
-		DBG_SETTINGS=(-ex "set serial baud 115200" -ex "set remotetimeout 20")
+		DBG_SETTINGS=(-ex "set serial baud 115200" -ex "set remotetimeout $LIMIT_GDB_REMOTE")
 		DBG_CONNECT=("${DBG_SETTINGS[@]}" -ex "target remote $target")
 		;;
 	*) die "no debugger transport '$transport' (gdbstub or kgdb)" ;;

@@ -4,7 +4,7 @@
 # the shared libraries the daemon and the modules the guest uses need,
 # unpacked into a root per ABI, and the part of the initramfs that holds
 # them. Nothing is installed on the host: apt runs in a private root
-# (scripts/source/debian-apt.sh: Debian 12's suites, its own state,
+# (scripts/lib/debian-apt.sh: Debian 12's suites, its own state,
 # APT::Architectures amd64,i386), and the host's dpkg gets no new
 # architecture.
 #
@@ -24,8 +24,8 @@
 # shellcheck source=../lib/core.sh
 . "$(dirname "$0")/../lib/core.sh"
 lab_setup
-# shellcheck source=../source/debian-apt.sh
-. "$(dirname "$0")/../source/debian-apt.sh"
+# shellcheck source=../lib/debian-apt.sh
+. "$(dirname "$0")/../lib/debian-apt.sh"
 lab_lock exclusive
 
 D=$BUILD_DIR/debian

@@ -10,8 +10,8 @@
 # shellcheck source=../lib/core.sh
 . "$(dirname "$0")/../lib/core.sh"
 lab_setup
-# shellcheck source=initramfs.sh
-. "$(dirname "$0")/initramfs.sh"
+# shellcheck source=../lib/initramfs.sh
+. "$(dirname "$0")/../lib/initramfs.sh"
 usage="guest-build.sh STEP [--out DIR]"
 parse_args "$usage" --out= -- "$@"
 [ ${#ARGS[@]} -eq 1 ] || usage_error "$usage"

@@ -248,14 +248,6 @@ def steps(root=None):
     return out
 
 
-def step(slug, root=None):
-    """The step of this slug; StepError if there is none."""
-    for s in steps(root):
-        if s.slug == slug:
-            return s
-    raise StepError("no step %s in steps/" % slug)
-
-
 def pristine(root=None):
     """The first step whose step.conf says "pristine:" (its kernel is the
     pristine source again); StepError if none does."""

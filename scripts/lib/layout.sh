@@ -68,8 +68,11 @@ layout_paths() {
 	LOGS=$BUILD_DIR/logs
 }
 
-# The kernel source we build from (source/linux-source.sh records it):
-# its Debian package version, and its tarball.
+# The kernel source we build from: Debian's package of Linux 6.1
+# (source/linux-source.sh fetches and records it, source/deps.sh asks
+# apt for the host's), its Debian package version, and its tarball.
+# shellcheck disable=SC2034 # for the scripts that source this file
+LINUX_SOURCE_PKG=linux-source-6.1
 linux_source_version() {
 	sed -n 's/^version: //p' "$BUILD_DIR/linux-source.txt" 2>/dev/null | grep . || echo unknown
 }

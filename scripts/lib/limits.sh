@@ -42,6 +42,8 @@
 : "${LIMIT_KVM_PROBE:=5}"
 # QEMU's monitor answering one question (where a stuck guest's CPU is)
 : "${LIMIT_MONITOR:=5}"
+# gdb's wait for one reply of kgdb over the serial line (remotetimeout)
+: "${LIMIT_GDB_REMOTE:=20}"
 # a short tool: git am, merge_config.sh, gdb asked for one symbol
 : "${LIMIT_SHORT:=300}"
 # a child that was asked to stop (SIGTERM) and still runs gets SIGKILL
@@ -58,7 +60,7 @@
 # Every name above, for the environment (lab_setup) and the docs.
 limit_names() {
 	printf '%s\n' LIMIT_READ_MS LIMIT_WATCHDOG LIMIT_PROGRAM LIMIT_BOOT_BASE LIMIT_GDB_EXTRA \
-		LIMIT_AFTER_GDB LIMIT_DEBUG_LISTEN LIMIT_KGDB_PROBE LIMIT_KVM_PROBE LIMIT_MONITOR \
+		LIMIT_AFTER_GDB LIMIT_DEBUG_LISTEN LIMIT_KGDB_PROBE LIMIT_KVM_PROBE LIMIT_MONITOR LIMIT_GDB_REMOTE \
 		LIMIT_SHORT LIMIT_STOP LIMIT_KERNEL_BUILD LIMIT_APT LIMIT_SCAN LIMIT_SCAN_STAGE \
 		LIMIT_SUITE LIMIT_INTERACTIVE LIMIT_RUN
 }

@@ -29,7 +29,7 @@ if [ "$run_only" = 1 ]; then PKGS=$RUN_PKGS; else PKGS="$RUN_PKGS $BUILD_PKGS"; 
 # The kernel source: the host's package where its apt has one by exactly
 # this name (Debian 12), else scripts/source/linux-source.sh fetches Debian
 # 12's into build/.
-KSRC_PKG=linux-source-6.1
+KSRC_PKG=$LINUX_SOURCE_PKG
 
 installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
 # apt takes a name with a dot for a pattern when no package has exactly

@@ -4,7 +4,7 @@
 #   - the host's /usr/src/linux-source-6.1.tar.xz when the host has the
 #     package installed (Debian 12: scripts/source/deps.sh asks for it);
 #   - otherwise (Debian 13, a derivative) Debian 12's package, fetched
-#     with apt through the lab's private apt root (scripts/source/debian-apt.sh)
+#     with apt through the lab's private apt root (scripts/lib/debian-apt.sh)
 #     into build/debian/linux-source, checked against the signed index,
 #     and kept: a rerun needs no network.
 # Writes build/linux-source.txt (package, version, from, tarball) and
@@ -12,10 +12,10 @@
 # shellcheck source=../lib/core.sh
 . "$(dirname "$0")/../lib/core.sh"
 lab_setup
-# shellcheck source=debian-apt.sh
-. "$(dirname "$0")/debian-apt.sh"
+# shellcheck source=../lib/debian-apt.sh
+. "$(dirname "$0")/../lib/debian-apt.sh"
 
-PKG=linux-source-6.1
+PKG=$LINUX_SOURCE_PKG
 TARBALL=usr/src/$PKG.tar.xz
 rec=$BUILD_DIR/linux-source.txt
 dir=$BUILD_DIR/debian/linux-source

@@ -4,7 +4,7 @@
 # (scripts/lib/tap.sh); exit status 1 on failure.
 #   boot-all.sh [--reuse] [STEP...]    (default: every step)
 # --reuse: a step whose transcript was made from the inputs that are
-# there now (the same kernel, initramfs, limits and QEMU: boot/inputs.sh)
+# there now (the same kernel, initramfs, limits and QEMU: lib/inputs.sh)
 # is not booted again; its transcript is checked, and the test says it
 # was reused and when it was made. make test runs it so, after make.
 # shellcheck source=../lib/core.sh
@@ -12,8 +12,8 @@
 lab_setup
 # shellcheck source=../lib/tap.sh
 . "$SCRIPTS/lib/tap.sh"
-# shellcheck source=../boot/inputs.sh
-. "$SCRIPTS/boot/inputs.sh"
+# shellcheck source=../lib/inputs.sh
+. "$SCRIPTS/lib/inputs.sh"
 tap_begin
 lab_lock exclusive
 TLOG=$LOGS/test

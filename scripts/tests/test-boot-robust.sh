@@ -101,7 +101,7 @@ accel_of() { # LAB_KVM value: what choose_accel decides, in a build dir of its o
 	mkdir -p "$tmp/accel" && echo x >"$tmp/accel/$BUILD_MARK"
 	# shellcheck disable=SC2016 # the inner bash expands them
 	run_child "$LIMIT_SHORT" env -u LAB_LOCKED -u LAB_DEADLINE -u LAB_MODEL BUILD_DIR="$tmp/accel" LAB_KVM="$1" \
-		bash -c '. "$1/lib/core.sh"; lab_setup; . "$1/boot/accel.sh"; choose_accel "$2"; echo "ACCEL=$ACCEL"' \
+		bash -c '. "$1/lib/core.sh"; lab_setup; . "$1/lib/accel.sh"; choose_accel "$2"; echo "ACCEL=$ACCEL"' \
 		accel "$SCRIPTS" "$fo/bzImage" </dev/null 2>&1
 }
 within=$(((LIMIT_KVM_PROBE + 3) * 1000))

@@ -239,7 +239,7 @@ accel_of() { # LAB_KVM value [keep]: what choose_accel decides, in a build dir o
 	[ -n "${2:-}" ] || rm -f "$tmp/accel/accel"
 	# shellcheck disable=SC2016 # the inner bash expands them
 	run_child "$LIMIT_SHORT" env -u LAB_LOCKED -u LAB_DEADLINE -u LAB_ACCEL_SAID BUILD_DIR="$tmp/accel" LAB_KVM="$1" LIMIT_KVM_PROBE=1 \
-		bash -c '. "$1/lib/core.sh"; lab_setup; . "$1/boot/accel.sh"; choose_accel "$2"; echo "ACCEL=$ACCEL"' \
+		bash -c '. "$1/lib/core.sh"; lab_setup; . "$1/lib/accel.sh"; choose_accel "$2"; echo "ACCEL=$ACCEL"' \
 		accel "$SCRIPTS" "$tmp/accel/bzImage" </dev/null 2>&1
 }
 mkdir -p "$tmp/slowbin"

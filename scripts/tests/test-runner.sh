@@ -77,8 +77,8 @@ for s in $(step_slugs); do
 	echo "kernel $s" >"$o/bzImage" && echo "initramfs $s" >"$o/initramfs.cpio"
 	printf 'LAB-BEGIN step=%s\nLAB-END step=%s\n' "$(step_number "$s")" "$(step_number "$s")" >"$o/transcript.txt"
 	(
-		# shellcheck source=../boot/inputs.sh
-		. "$SCRIPTS/boot/inputs.sh"
+		# shellcheck source=../lib/inputs.sh
+		. "$SCRIPTS/lib/inputs.sh"
 		boot_inputs "$o" >"$o/transcript.inputs"
 	)
 done

@@ -22,8 +22,8 @@
 lab_setup
 # shellcheck source=../lib/tap.sh
 . "$SCRIPTS/lib/tap.sh"
-# shellcheck source=../boot/inputs.sh
-. "$SCRIPTS/boot/inputs.sh"
+# shellcheck source=../lib/inputs.sh
+. "$SCRIPTS/lib/inputs.sh"
 tap_begin
 lab_lock exclusive
 keep=$BUILD_DIR/try-exercise

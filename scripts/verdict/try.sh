@@ -21,8 +21,8 @@
 # shellcheck source=../lib/core.sh
 . "$(dirname "$0")/../lib/core.sh"
 lab_setup
-# shellcheck source=../boot/inputs.sh
-. "$SCRIPTS/boot/inputs.sh"
+# shellcheck source=../lib/inputs.sh
+. "$SCRIPTS/lib/inputs.sh"
 lab_lock exclusive
 
 usage="make try PATCH=FILE|DIR [ON=STEP] [GOAL=STEP], or REF=BRANCH (try.sh --patch P | --ref B [--on S] [--goal S])"

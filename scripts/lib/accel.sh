@@ -11,7 +11,9 @@
 # working KVM pays the probe once, not once per command. Not keyed by
 # the kernel: every lab kernel is an x86_64 bzImage that QEMU starts the
 # same way, and only how fast it starts depends on the host.
-# Sets ACCEL (kvm or tcg), ACCEL_WHY and ACCEL_ARGS.
+# Sets ACCEL (kvm or tcg), ACCEL_WHY and ACCEL_ARGS. Chosen once per lab
+# command: the answer is handed down to the scripts it runs (LAB_ACCEL,
+# with its key), which take it as it is.
 
 kvm_probe() { # bzImage: fails when KVM cannot be used, saying why in KVM_WHY
 	KVM_WHY=
@@ -65,7 +67,9 @@ accel_key() {
 choose_accel() { # bzImage the probe boots
 	local cache=$BUILD_DIR/accel key k a when why t0
 	key=$(accel_key)
-	if [ "${LAB_KVM:-}" = 0 ]; then
+	if [ "${LAB_ACCEL:-}" ] && [ "${LAB_ACCEL%%$'\n'*}" = "$key ${LAB_KVM:-}" ]; then
+		{ read -r _ && read -r ACCEL && read -r ACCEL_WHY; } <<<"$LAB_ACCEL"
+	elif [ "${LAB_KVM:-}" = 0 ]; then
 		ACCEL=tcg ACCEL_WHY="LAB_KVM=0"
 		accel_say "QEMU accelerator: tcg (LAB_KVM=0)"
 	elif { read -r k && read -r a && read -r when && read -r why; } 2>/dev/null <"$cache" && [ "$k" = "$key" ]; then
@@ -88,13 +92,14 @@ choose_accel() { # bzImage the probe boots
 	fi
 	[ "${LAB_KVM:-}" != 1 ] || [ "$ACCEL" = kvm ] ||
 		die "LAB_KVM=1, but KVM cannot run the lab's kernel here: ${ACCEL_WHY#no KVM: }. Run without LAB_KVM (or LAB_KVM=0) for software emulation."
+	export LAB_ACCEL="$key ${LAB_KVM:-}"$'\n'"$ACCEL"$'\n'"$ACCEL_WHY"
 	# shellcheck disable=SC2034 # read by the scripts that source this file
 	case $ACCEL in
 	kvm) ACCEL_ARGS=(-accel kvm -cpu host) ;;
 	*) ACCEL_ARGS=(-accel tcg) ;;
 	esac
 }
-# once per lab command: the scripts it runs choose again, silently
+# once per lab command
 accel_say() {
 	[ "${LAB_ACCEL_SAID:-}" = "${LAB_LOCKED:-$$}" ] || info "$1"
 	export LAB_ACCEL_SAID=${LAB_LOCKED:-$$}

@@ -5,7 +5,7 @@
 # linux-source-6.1, the kernel source come from Debian 12's archive,
 # through apt, checked as apt checks them, and nothing is installed on
 # the host. Its sources are the host's Debian mirrors with the suite
-# set to bookworm. Sourced after common.sh.
+# set to bookworm. Sourced after lib/core.sh.
 
 DEBIAN_SUITE=bookworm
 APTROOT=$BUILD_DIR/debian/aptroot

@@ -3,9 +3,11 @@
 the pahole parser and the comparison on testdata/pahole/ABI.pa (pahole's
 output for testdata/synthetic.h, with its path written as /UAPI/), the
 ioctl finder on synthetic.h, the handling summary, which headers may share
-an object (on headers and gcc -H trees written here). Prints "ok - ..." or
-"not ok - ..." per check, which test.sh numbers (scripts/lib/tap.sh); exit 1
-if any failed."""
+an object (on headers and gcc -H trees written here). Each check is a
+subtest of Units (labhost/tapunit.py): `python3 -m unittest` runs them
+(tests/test_abiscan.py), and so does this file run as a program, one TAP
+line a check (labhost/tap.py) that make check's suite "scan-units"
+numbers (lib/tap.sh's tap_run); exit 1 if any failed."""
 
 import os
 import sys
@@ -13,6 +15,7 @@ import tempfile
 
 # abiscan/ is next to this script: Python puts its directory first
 from abiscan.compare import compare, x32_relation
+from labhost import tapunit
 from labhost.abis import ABIS
 from abiscan.crossing import ioctl_types
 from abiscan.fileinfo import parse_tree
@@ -23,16 +26,6 @@ from abiscan.proof import compile_joined
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TD = os.path.join(HERE, "testdata")
-results = []
-
-
-def check(ok, what, got=None):
-    results.append(ok)
-    print(("ok - " if ok else "not ok - ") + what)
-    if not ok and got is not None:
-        print(f"#   got {got!r}")
-
-
 def expected():
     rows = []
     with open(os.path.join(TD, "expected.tsv")) as f:
@@ -43,7 +36,7 @@ def expected():
     return rows
 
 
-def joined_checks():
+def joined_checks(tc):
     """Assertions compiled as one unit are given back to their own file
     and line; two headers that clash are compiled apart."""
     with tempfile.TemporaryDirectory() as d:
@@ -63,11 +56,11 @@ def joined_checks():
                 f.write(t + "\n")
         got = compile_joined("x86_64", paths, d, d)
         ok = {os.path.basename(p): rc for p, (rc, _e) in got.items()}
-        check(ok == {"a.c": 1, "b.c": 1, "c.c": 0}, "proof: joined files keep their own verdicts, "
-              "a clash is compiled apart", ok)
+        tc.check(ok == {"a.c": 1, "b.c": 1, "c.c": 0}, "proof: joined files keep their own verdicts, "
+                 "a clash is compiled apart", ok)
         err = got[paths[1]][1]             # b.c went through a joined unit with c.c
-        check(err.startswith(paths[1] + ":2:"), "proof: an assertion's message names its own file "
-              "and line", err[:120])
+        tc.check(err.startswith(paths[1] + ":2:"), "proof: an assertion's message names its own file "
+                 "and line", err[:120])
 
 
 # headers for the grouping checks: NAME -> (text, files it opens; a dot
@@ -97,7 +90,7 @@ def tree_text(h, inc):
     return "\n".join(lines) + "\n"
 
 
-def group_checks():
+def group_checks(tc):
     """A header shares an object only with headers whose macros cannot
     change how its files read."""
     texts = {}
@@ -109,22 +102,23 @@ def group_checks():
     groups = planner.plan(["b.h", "a.h", "early.h", "be.h", "ip.h", "t64.h", "tx32.h", "g1.h", "g2.h"],
                           "/U/")
     where = {h: i for i, g in enumerate(groups) for h in g}
-    check(where["a.h"] == where["b.h"], "groups: a header that uses t.h's macro after its #include "
-          "joins a group that read t.h before", groups)
-    check(where["early.h"] != where["a.h"], "groups: a header that tests a macro before it "
-          "includes its file does not join a group that read the file", groups)
-    check(where["be.h"] != where["ip.h"], "groups: a macro that flips bitfields keeps the "
-          "header it would flip apart", groups)
-    check(where["g1.h"] != where["g2.h"], "groups: two headers with one include guard are "
-          "apart", groups)
-    check(where["t64.h"] != where["tx32.h"], "groups: a file a group read before, that a header "
-          "reads after its own macro, keeps the header apart", groups)
+    tc.check(where["a.h"] == where["b.h"], "groups: a header that uses t.h's macro after its #include "
+             "joins a group that read t.h before", groups)
+    tc.check(where["early.h"] != where["a.h"], "groups: a header that tests a macro before it "
+             "includes its file does not join a group that read the file", groups)
+    tc.check(where["be.h"] != where["ip.h"], "groups: a macro that flips bitfields keeps the "
+             "header it would flip apart", groups)
+    tc.check(where["g1.h"] != where["g2.h"], "groups: two headers with one include guard are "
+             "apart", groups)
+    tc.check(where["t64.h"] != where["tx32.h"], "groups: a file a group read before, that a header "
+             "reads after its own macro, keeps the header apart", groups)
     parts = split(planner, ["a.h", "b.h", "be.h", "ip.h"], "/U/")
-    check(parts[0] == ["a.h", "b.h"] and sorted(h for g in parts for h in g) ==
-          ["a.h", "b.h", "be.h", "ip.h"], "groups: a split keeps the first half, plans the rest", parts)
+    tc.check(parts[0] == ["a.h", "b.h"] and sorted(h for g in parts for h in g) ==
+             ["a.h", "b.h", "be.h", "ip.h"], "groups: a split keeps the first half, plans the rest", parts)
 
 
-def main():
+# Each group of checks is given tc, the test that runs it (Units, below).
+def layout_checks(tc):
     lay = {}
     for abi in ABIS:
         with open(os.path.join(TD, "pahole", abi + ".pa")) as f:
@@ -132,36 +126,46 @@ def main():
     for name, cls, sizes, member, offs in expected():
         t = {abi: lay[abi].get(name) for abi in ABIS}
         if not all(t.values()):
-            check(False, f"parser: {name} is parsed on every ABI")
+            tc.check(False, f"parser: {name} is parsed on every ABI")
             continue
         got = [str(t[a].size) for a in ABIS]
-        check(got == sizes, f"parser: {name} is {'/'.join(sizes)} bytes", got)
+        tc.check(got == sizes, f"parser: {name} is {'/'.join(sizes)} bytes", got)
         got = [str(next((m.offset for m in t[a].members if m.path == member), None)) for a in ABIS]
-        check(got == offs, f"parser: {name}.{member} is at {'/'.join(offs)}", got)
+        tc.check(got == offs, f"parser: {name}.{member} is at {'/'.join(offs)}", got)
         v = compare(t["i386"], t["x86_64"])
-        check(v.cls == cls, f"compare: {name} is class {cls}", (v.cls, v.detail))
+        tc.check(v.cls == cls, f"compare: {name} is class {cls}", (v.cls, v.detail))
     t = {abi: lay[abi]["abiscan_slot"] for abi in ABIS}
-    check(compare(t["i386"], t["x86_64"]).same_bytes, "compare: abiscan_slot's bytes are identical")
+    tc.check(compare(t["i386"], t["x86_64"]).same_bytes, "compare: abiscan_slot's bytes are identical")
     t = {abi: lay[abi]["abiscan_long"] for abi in ABIS}
-    check(not compare(t["i386"], t["x86_64"]).same_bytes, "compare: abiscan_long's layout differs")
-    check(x32_relation(t) == "i386", "x32: abiscan_long has the i386 layout on x32", x32_relation(t))
+    tc.check(not compare(t["i386"], t["x86_64"]).same_bytes, "compare: abiscan_long's layout differs")
+    tc.check(x32_relation(t) == "i386", "x32: abiscan_long has the i386 layout on x32", x32_relation(t))
     t = {abi: lay[abi]["abiscan_bound"] for abi in ABIS}
     names = sorted({m.path for a in ABIS for m in t[a].members})
-    check(names == ["a", "m"], "parser: an array's bound is not part of its name", names)
+    tc.check(names == ["a", "m"], "parser: an array's bound is not part of its name", names)
     v = compare(lay["i386"]["abiscan_flexarr"], lay["x86_64"]["abiscan_flexarr"])
-    check("items[1]" in v.detail, "compare: abiscan_flexarr names items[1] as moved", v.detail)
+    tc.check("items[1]" in v.detail, "compare: abiscan_flexarr names items[1] as moved", v.detail)
     with open(os.path.join(TD, "synthetic.h")) as f:
         ioc = ioctl_types({"abiscan/synthetic.h": f.read()})
-    check(list(ioc) == [("struct", "abiscan_ioctl")], "crossing: the _IOR in synthetic.h takes "
-          "struct abiscan_ioctl", list(ioc))
+    tc.check(list(ioc) == [("struct", "abiscan_ioctl")], "crossing: the _IOR in synthetic.h takes "
+             "struct abiscan_ioctl", list(ioc))
     h = summarize_notes(["aligned annotation in x.h, which does not fix it"])
-    check(h.startswith("nothing found"), "handling: an annotation that fixes nothing is no handling", h)
+    tc.check(h.startswith("nothing found"), "handling: an annotation that fixes nothing is no handling", h)
     h = summarize_notes(["compat twin: struct compat_x (a.c:1)", "packed annotation in x.h, which does not fix it"])
-    check(h == "compat twin", "handling: a twin counts, the annotation does not", h)
-    joined_checks()
-    group_checks()
-    return 1 if False in results else 0
+    tc.check(h == "compat twin", "handling: a twin counts, the annotation does not", h)
+
+
+class Units(tapunit.Checks):
+    """The checks above, each a subtest: as unittest runs them, and as TAP."""
+
+    def test_layout(self):
+        layout_checks(self)
+
+    def test_joined(self):
+        joined_checks(self)
+
+    def test_groups(self):
+        group_checks(self)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(tapunit.main())

@@ -32,6 +32,7 @@ import sys
 
 # the expected file's reader, and the sizes both formats name
 from .steps import SIZES, VALUES, number, parse_expected
+from .tap import Tap
 
 # The fields of a RESULT line, in their order; the last is the quoted detail.
 FIELDS = ("step", "reader", "abi", "comm", "verdict", "cause", "packets",
@@ -226,10 +227,10 @@ def check(number, label, expected, transcript):
 
 
 def cmd_check(args):
-    results = check(args.number, args.label, args.expected, args.transcript)
-    for ok, msg in results:
-        print(("ok - " if ok else "not ok - ") + msg)
-    if all(ok for ok, _ in results):
+    tap = Tap()
+    for ok, msg in check(args.number, args.label, args.expected, args.transcript):
+        tap.check(ok, msg)
+    if not tap.failed:
         return 0
     if args.skip_on_error:
         plans, runs, problems = parse_transcript(args.transcript)

@@ -6,8 +6,9 @@
 # tap_include (another stream's tests as this stream's) and tap_run (a
 # command's plain lines as this stream's).
 # Run, `tap.sh COMMAND...` is the TAP stream of such a command: the
-# Python suites print plain "ok - ..." / "not ok - ..." lines, numbered
-# here, so that no other file writes a number, a plan or a count.
+# Python suites print plain "ok - ..." / "not ok - ..." lines (their one
+# printer: labhost/tap.py), numbered here, so that no other file writes
+# a number, a plan or a count.
 passed=0 failed=0 skipped=0 tap_n=0
 tap_begin() {
 	echo "TAP version 13"
@@ -60,7 +61,8 @@ tap_take() { # line
 # would stay in its subshell), its tests as this stream's own; of the
 # rest only the comments right after a "not ok" (its why) are kept: the
 # stream's log has everything. Given a name, a stream with no plan, or
-# with fewer tests than it planned, stopped early: "not ok - NAME".
+# with fewer tests than it planned, stopped early: "not ok - NAME". Give
+# it stdout alone: an "ok" in a stderr merged in (2>&1) would count.
 tap_include() { # [name]
 	local line n=0
 	TAP_PLAN='' TAP_FAILED=''
@@ -75,11 +77,14 @@ tap_include() { # [name]
 }
 
 # A command that prints plain "ok - ..." lines and exits 0 when all
-# passed: its tests as this stream's, every other line a comment. A
-# non-zero exit with no "not ok" is a crash, and fails.
+# passed: its tests as this stream's, every other line a comment. Its
+# stderr follows as comments: read apart, so that no line there (a
+# warning, a child's output) is ever taken for a test. A non-zero exit
+# with no "not ok" is a crash, and fails.
 tap_run() { # command...
-	local out rc=0 line before=$failed
-	out=$("$@" 2>&1) || rc=$?
+	local out err rc=0 line before=$failed
+	err=$(mktemp) || { fail "$* ran (no temporary file for its stderr)"; return; }
+	out=$("$@" 2>"$err") || rc=$?
 	while IFS= read -r line; do
 		tap_take "$line" || case $line in
 		'') ;;
@@ -87,8 +92,12 @@ tap_run() { # command...
 		*) echo "# $line" ;;
 		esac
 	done <<<"$out"
+	while IFS= read -r line || [ -n "$line" ]; do
+		[ -z "$line" ] || echo "# $line"
+	done <"$err"
 	[ "$rc" -eq 0 ] || [ "$failed" -gt "$before" ] ||
-		fail "$* ran to its end (exit $rc: $(tail -n 1 <<<"$out"))"
+		fail "$* ran to its end (exit $rc: $(tail -n 1 "$err" | grep . || tail -n 1 <<<"$out"))"
+	rm -f "$err"
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

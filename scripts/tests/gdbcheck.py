@@ -12,7 +12,7 @@ where expected is a number (decimal or 0x..), a word, or
 "requester PROG ABI N": the pid that PROG (built for ABI) logged as the
 process behind its request N, in TRANSCRIPT, the guest transcript of the
 same boot. A value that was not printed, or printed more than once, fails.
-One "ok - ..." / "not ok - ..." line per check; exit 1 on any failure.
+One TAP line per check (labhost/tap.py); exit 1 on any failure.
 """
 
 import argparse
@@ -21,6 +21,7 @@ import re
 import sys
 
 from labhost.results import requesters
+from labhost.tap import Tap
 
 RE_VALUE = re.compile(r"^LAB-VALUE ([a-z][a-z0-9_]*)=(.*)$")
 
@@ -49,45 +50,43 @@ def main(argv):
     ap.add_argument("log")
     ap.add_argument("transcript")
     a = ap.parse_args(argv)
+    tap = Tap()
     try:
         seen = values(a.log)
     except OSError as e:
-        print("not ok - %s: no gdb log: %s" % (a.label, e))
-        return 1
-    results = []
+        tap.check(False, "%s: no gdb log: %s" % (a.label, e))
+        return tap.status()
     with open(a.checks, encoding="utf-8") as f:
         rows = [(i, line.split("#", 1)[0].split()) for i, line in enumerate(f, 1)]
     rows = [(i, w) for i, w in rows if w]
     if not rows:
-        results.append((False, "%s: %s lists no checks" % (a.label, a.checks)))
+        tap.check(False, "%s: %s lists no checks" % (a.label, a.checks))
     for lineno, words in rows:
         name, want = words[0], " ".join(words[1:])
         what = "%s (%s:%d)" % (name, os.path.basename(a.checks), lineno)
         if words[1:2] == ["requester"]:
             if len(words) != 5 or not words[4].isdigit():
-                results.append((False, "%s: %s: use 'requester PROG ABI N'" % (a.label, what)))
+                tap.check(False, "%s: %s: use 'requester PROG ABI N'" % (a.label, what))
                 continue
             try:
                 pid = requesters(a.transcript, words[2], words[3]).get(int(words[4]))
             except OSError as e:
-                results.append((False, "%s: %s: %s" % (a.label, what, e)))
+                tap.check(False, "%s: %s: %s" % (a.label, what, e))
                 continue
             if pid is None:
-                results.append((False, "%s: %s: %s %s logged no request %s in %s"
-                                % (a.label, what, words[2], words[3], words[4], a.transcript)))
+                tap.check(False, "%s: %s: %s %s logged no request %s in %s"
+                          % (a.label, what, words[2], words[3], words[4], a.transcript))
                 continue
             want = str(pid)
         got = seen.get(name, [])
         if len(got) != 1:
-            results.append((False, "%s: %s printed %d times, expected %s"
-                            % (a.label, what, len(got), want)))
+            tap.check(False, "%s: %s printed %d times, expected %s"
+                      % (a.label, what, len(got), want))
         elif same(want, got[0]):
-            results.append((True, "%s: %s = %s" % (a.label, name, got[0])))
+            tap.check(True, "%s: %s = %s" % (a.label, name, got[0]))
         else:
-            results.append((False, "%s: %s = %s, expected %s" % (a.label, what, got[0], want)))
-    for ok, msg in results:
-        print(("ok - " if ok else "not ok - ") + msg)
-    return 0 if all(ok for ok, _ in results) else 1
+            tap.check(False, "%s: %s = %s, expected %s" % (a.label, what, got[0], want))
+    return tap.status()
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The lab's static checks of its own parts: one "ok - ..." or
-"not ok - ..." line per check, numbered by scripts/lib/tap.sh (make test
-runs `tap.sh python3 inventory.py`); exit 1 if any failed.
+"""The lab's static checks of its own parts: one TAP line per check
+(labhost/tap.py), numbered by make check's suite "inventory" (lib/tap.sh's
+tap_run); exit 1 if any failed.
 
     inventory.py [--build BUILD_DIR] [--root LAB_ROOT]
 
@@ -28,6 +28,7 @@ import sys
 from labhost import steps as model
 from labhost.limits import limit
 from labhost.sources import DAY, sources
+from labhost.tap import Tap
 
 ROOT = model.ROOT  # --root: another lab (the unit tests' fakes)
 
@@ -36,11 +37,8 @@ LAB_DATE = "Thu, 3 Dec 2026 05:46:00 +0000"   # the lab's own patches, fixed
 MONTH = re.compile(r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* (\d{4})\b")
 HEXID = re.compile(r"(?<![0-9A-Za-z_./+=-])([0-9a-f]{7,40})(?![0-9A-Za-z_+=@-])")
 
-out = []
-
-
-def check(ok, what):
-    out.append((bool(ok), what))
+TAP = Tap()
+check = TAP.check
 
 
 def rel(p):
@@ -266,8 +264,8 @@ def code_refs(build):
     ksrc = os.path.join(build, "linux")
     pages = [(p, t) for p, t in texts() if p.endswith(".md")]
     if not os.path.isdir(os.path.join(ksrc, ".git")):
-        print("ok - source references in the pages point at the code they quote # SKIP "
-              "no kernel tree in %s (make builds it)" % rel(ksrc))
+        TAP.skip("source references in the pages point at the code they quote",
+                 "no kernel tree in %s (make builds it)" % rel(ksrc))
         return
     flat = lambda s: " ".join(s.split())
     for p, t in pages:
@@ -304,9 +302,7 @@ def main(argv):
     ROOT = a.root or ROOT
     if a.code_refs:
         code_refs(a.build or os.path.join(ROOT, "build"))
-        for ok, what in out:
-            print(("ok - " if ok else "not ok - ") + what)
-        return 0 if all(ok for ok, _ in out) else 1
+        return TAP.status()
     entries = sources(ROOT)
     ids = [e["id"] for e in entries]
     check(len(ids) == len(set(ids)), "docs/sources.yml lists each id once")
@@ -316,9 +312,7 @@ def main(argv):
                                                          else "no " + ", ".join(miss)))
     inventory(set(ids))
     sources_checks(entries, a.build or os.path.join(ROOT, "build"))
-    for ok, what in out:
-        print(("ok - " if ok else "not ok - ") + what)
-    return 0 if all(ok for ok, _ in out) else 1
+    return TAP.status()
 
 
 if __name__ == "__main__":

@@ -69,13 +69,14 @@ else
 fi
 
 # Run suites one after the other, each a child of its own, bounded; a
-# line "NAME STATUS SECONDS" for each in the status file.
+# line "NAME STATUS SECONDS" for each in the status file. A suite's
+# stderr is kept apart (suite-NAME.err): only its stdout is TAP.
 run_queue() { # name...
 	local name t0 rc
 	for name in "$@"; do
 		t0=$SECONDS rc=0
 		run_child "$LIMIT_SUITE" "$0" --suites "$SUITES" --run-suite "$name" </dev/null \
-			>"$TLOG/suite-$name.log" 2>&1 || rc=$?
+			>"$TLOG/suite-$name.log" 2>"$TLOG/suite-$name.err" || rc=$?
 		echo "$name $rc $((SECONDS - t0))" >>"$TLOG/status"
 	done
 }
@@ -87,7 +88,7 @@ fi
 
 tap_begin
 lab_lock exclusive
-rm -f "$TLOG"/suite-*.log "$TLOG/status"
+rm -f "$TLOG"/suite-*.log "$TLOG"/suite-*.err "$TLOG/status"
 run_start=$SECONDS
 
 # A suite's stream as this stream's tests, and its end judged.
@@ -96,6 +97,8 @@ include() { # name
 	read -r _ rc secs < <(grep "^$name " "$TLOG/status")
 	say "$name: ${WHAT[$name]} (${secs} s; log: ${log#"$LAB_ROOT"/})"
 	tap_include "$name: the suite ran to its end (its plan complete)" <"$log"
+	# what it said on stderr, as comments: never counted
+	[ ! -s "${log%.log}.err" ] || sed 's/^/# stderr: /' "${log%.log}.err"
 	if [ "$rc" -eq 124 ]; then
 		fail "$name: the suite ran out of time (LIMIT_SUITE, $LIMIT_SUITE s, or the command's own)"
 	elif [ "$rc" -ne 0 ] && [ "$failed" -eq "$before" ]; then

@@ -137,7 +137,13 @@ suite_bundle() { exec "$SCRIPTS/tests/test-bundle.sh"; }
 suite_check-tree() { exec "$SCRIPTS/tests/test-check-tree.sh"; }
 suite_deps() { exec "$SCRIPTS/tests/test-deps.sh"; }
 suite_robust() { exec "$SCRIPTS/tests/test-robust.sh"; }
-suite_runner() { exec "$SCRIPTS/tests/test-runner.sh"; }
+suite_runner() {
+	tap_begin
+	# the Python tests' TAP printer, as tap.sh counts it
+	tap_run "$LAB_PYTHON" "$SCRIPTS/tests/test_tap.py"
+	tap_include "the runner's own tests ran to their end" < <("$SCRIPTS/tests/test-runner.sh")
+	finish
+}
 suite_ctrl-c() {
 	skip_imported "Ctrl-C at each stage of the lab's long commands" && return
 	exec "$SCRIPTS/tests/test-ctrl-c.sh"
@@ -253,8 +259,10 @@ suite_unit() {
 		fi
 	done
 	run_child "$LIMIT_SUITE" make -s -C "$LAB_ROOT/guest" O="$BUILD_DIR/unit" UAPI="$first/uapi" KSRC="$KSRC" \
-		CHECK_ABIS="${abis[*]}" check </dev/null >"$TLOG/unit.out" 2>&1 || true
+		CHECK_ABIS="${abis[*]}" check </dev/null >"$TLOG/unit.out" 2>"$TLOG/unit.err" || true
 	tap_include <"$TLOG/unit.out"
+	# (make's and the harness's stderr: comments, never tests)
+	[ ! -s "$TLOG/unit.err" ] || sed 's/^/# /' "$TLOG/unit.err"
 	# each guest/tests/test-*.c, once per ABI, ran to its end: it printed
 	# "# Totals: pass:N fail:N ..."
 	progs=("$LAB_ROOT"/guest/tests/test-*.c)

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Host tests of the RESULT rules (results.py) and the gdb value checks
 (gdbcheck.py), on made-up transcripts: each rule must be able to fail.
-One "ok - ..." / "not ok - ..." line per test, numbered by scripts/lib/tap.sh
-(make test runs `tap.sh python3 test_results.py`); exit 1 if any failed."""
+Each check is a subtest of Rules (labhost/tapunit.py): `python3 -m
+unittest` runs them (from scripts/, LAB_ROOT set), and so does this file
+run as a program, one TAP line a check (labhost/tap.py) that make check's
+suite "results" numbers (lib/tap.sh's tap_run); exit 1 if any failed."""
 
 import io
 import os
@@ -11,7 +13,7 @@ import tempfile
 from contextlib import redirect_stdout
 
 import gdbcheck  # scripts/, which Python puts first for a script there
-from labhost import results
+from labhost import results, tapunit
 
 EXPECTED = """# program abi name verdict cause sizes
 systemd-style    i386    systemd-style  broken  leftover  got=4 want=300
@@ -27,14 +29,6 @@ def line(reader, abi, comm, verdict, cause, q="-", w="-", g="-", step=1, detail=
 
 GOOD = [line("systemd-style", "i386", "systemd-style", "broken", "leftover", 4, 300, 4),
         line("automount-style", "i386", "automount", "ok", "none", 304, 304, 304)]
-
-failed = 0
-
-
-def report(ok, what):
-    global failed
-    print(("ok - " if ok else "not ok - ") + what)
-    failed += not ok
 
 
 def run(expected, lines, plan=None):
@@ -52,52 +46,57 @@ def run(expected, lines, plan=None):
     return all(ok for ok, _ in out), " | ".join(m for ok, m in out if not ok)
 
 
-def fails(desc, needle, expected, lines, plan=None):
+def fails(tc, desc, needle, expected, lines, plan=None):
     ok, why = run(expected, lines, plan)
-    report(not ok and needle in why, "%s (said: %s)" % (desc, why or "nothing"))
+    tc.check(not ok and needle in why, "%s (said: %s)" % (desc, why or "nothing"))
 
 
-def main():
+# Each group of checks is given tc, the test that runs it (Rules, below).
+def rules(tc):
     ok, why = run(EXPECTED, GOOD)
-    report(ok, "a transcript that matches its expectations passes" + (" (%s)" % why if why else ""))
-    fails("an error never matches an expected broken", "verdict error, cause watchdog",
+    tc.check(ok, "a transcript that matches its expectations passes" + (" (%s)" % why if why else ""))
+    fails(tc, "an error never matches an expected broken", "verdict error, cause watchdog",
           EXPECTED, [line("systemd-style", "i386", "systemd-style", "error", "watchdog"),
                      GOOD[1]])
-    fails("broken for another cause fails", "verdict broken, cause stall", EXPECTED,
+    fails(tc, "broken for another cause fails", "verdict broken, cause stall", EXPECTED,
           [line("systemd-style", "i386", "systemd-style", "broken", "stall", 300, 304, 300),
            GOOD[1]])
-    fails("the right cause with other sizes fails", "got=8 where 4 was predicted", EXPECTED,
+    fails(tc, "the right cause with other sizes fails", "got=8 where 4 was predicted", EXPECTED,
           [line("systemd-style", "i386", "systemd-style", "broken", "leftover", 8, 300, 8),
            GOOD[1]])
-    fails("a run without a RESULT line is named", "systemd-style i386 as systemd-style: no "
+    fails(tc, "a run without a RESULT line is named", "systemd-style i386 as systemd-style: no "
           "RESULT line", EXPECTED, GOOD[1:], plan=2)
-    fails("a duplicate RESULT line is named", "automount-style i386 as automount: 2 RESULT",
+    fails(tc, "a duplicate RESULT line is named", "automount-style i386 as automount: 2 RESULT",
           EXPECTED, GOOD + GOOD[1:])
-    fails("an unexpected RESULT line is named", "unexpected RESULT line for systemd-style "
+    fails(tc, "an unexpected RESULT line is named", "unexpected RESULT line for systemd-style "
           "x86_64", EXPECTED, GOOD + [line("systemd-style", "x86_64", "systemd-style", "ok",
                                            "none", 304, 304, 304)])
-    fails("an expected row too many fails", "no RESULT line", EXPECTED +
+    fails(tc, "an expected row too many fails", "no RESULT line", EXPECTED +
           "systemd-style x86_64 systemd-style ok none\n", GOOD)
-    fails("an expected file with no rows fails", "has no rows", "# nothing\n", GOOD)
-    fails("a plan that differs from the RESULT lines fails", "planned 3 runs", EXPECTED,
+    fails(tc, "an expected file with no rows fails", "has no rows", "# nothing\n", GOOD)
+    fails(tc, "a plan that differs from the RESULT lines fails", "planned 3 runs", EXPECTED,
           GOOD, plan=3)
-    fails("a transcript without a plan fails", "0 LAB-PLAN lines", EXPECTED, GOOD, plan=False)
-    fails("a RESULT line of another step fails", "says step=2", EXPECTED,
+    fails(tc, "a transcript without a plan fails", "0 LAB-PLAN lines", EXPECTED, GOOD, plan=False)
+    fails(tc, "a RESULT line of another step fails", "says step=2", EXPECTED,
           [GOOD[0], line("automount-style", "i386", "automount", "ok", "none", 304, 304,
                          304, step=2)])
-    fails("a malformed RESULT line fails", "malformed RESULT line", EXPECTED,
+    fails(tc, "a malformed RESULT line fails", "malformed RESULT line", EXPECTED,
           GOOD + ["RESULT step=1 reader=x verdict=ok"])
-    fails("an expected file may not predict an error", "cannot be expected",
+    fails(tc, "an expected file may not predict an error", "cannot be expected",
           EXPECTED.replace("broken  leftover", "error   leftover"), GOOD)
 
-    r = results.parse_line(GOOD[0])
-    report(results.cell_text(r) == "broken (leftover 4)",
-           "the matrix says broken (leftover 4): %s" % results.cell_text(r))
-    r = results.parse_line(line("a", "i386", "a", "broken", "stall", 300, 304, 300))
-    report(results.cell_text(r) == "broken (stall at 300 of 304)",
-           "the matrix says broken (stall at 300 of 304): %s" % results.cell_text(r))
 
-    # gdbcheck: a value must be printed once and be as the checks say
+def cells(tc):
+    r = results.parse_line(GOOD[0])
+    tc.check(results.cell_text(r) == "broken (leftover 4)",
+             "the matrix says broken (leftover 4): %s" % results.cell_text(r))
+    r = results.parse_line(line("a", "i386", "a", "broken", "stall", 300, 304, 300))
+    tc.check(results.cell_text(r) == "broken (stall at 300 of 304)",
+             "the matrix says broken (stall at 300 of 304): %s" % results.cell_text(r))
+
+
+def gdb_values(tc):
+    """gdbcheck: a value must be printed once and be as the checks say."""
     with tempfile.TemporaryDirectory() as d:
         checks, log, t = (os.path.join(d, n) for n in ("checks", "gdb.log", "t.txt"))
         with open(checks, "w") as f:
@@ -121,10 +120,22 @@ def main():
                 rc = gdbcheck.main(["--label", "t", checks, log, t])
             out = buf.getvalue()
             good = rc == 0 if needle is None else (rc == 1 and needle in out)
-            report(good, "%s (said: %s)" % (desc, " | ".join(
+            tc.check(good, "%s (said: %s)" % (desc, " | ".join(
                 x for x in out.splitlines() if x.startswith("not ok")) or "all ok"))
-    return 1 if failed else 0
+
+
+class Rules(tapunit.Checks):
+    """The checks above, each a subtest: as unittest runs them, and as TAP."""
+
+    def test_rules(self):
+        rules(self)
+
+    def test_cells(self):
+        cells(self)
+
+    def test_gdb_values(self):
+        gdb_values(self)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(tapunit.main())

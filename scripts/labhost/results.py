@@ -384,6 +384,18 @@ def cmd_judge(args):
             print("  the transcript: %s" % why)
         else:
             print("  %s: yours %s, the goal %s (%s)" % (row.run(), yours, row.prediction(), why))
+    # x32 rows that differ where the same run's x86_64 row is as the
+    # goal: x32 has x86_64's layout, yet the kernel takes it for a compat
+    # task (the trap of 2012's step 2 and of today's step 6)
+    goal = {row.key() for row in parse_expected(args.goal_expected)}
+    x32 = sorted(row.run() for k, row in rows.items()
+                 if k[1] == "x32" and (k[0], "x86_64", k[2]) in goal
+                 and (k[0], "x86_64", k[2]) not in rows)
+    if x32:
+        print("  An x32 run differs where its x86_64 twin is as the goal (%s): x32 programs"
+              " lay out a __u64 as x86_64 does, yet in_compat_syscall() is true for them."
+              " Is your fix asking whether the caller is 32-bit, when what matters is"
+              " its layout (i386's)?" % "; ".join(x32))
     if caller:
         print("  A lucky fix? %s differ%s where the same daemon with its own lookups is as the"
               " goal: the packet followed the ABI of the process that walked into the mount,"

@@ -86,8 +86,9 @@ bpf=$(resolve_step 6)
 try bpf-wrong-fix --patch "$LAB_ROOT/kernel-patches/exercise/bpf-compat-cookie.patch" --on "$bpf"
 differ=$(grep -E '^  [a-z-]+ (i386|x86_64|x32) as ' <<<"$OUT" || true)
 if [ "$RC" -eq 1 ] && [ "$differ" = "$(grep -E '^  bpf-cookie x32 as bpf-cookie: yours broken \(0x5566778800000000 at 20\)' <<<"$differ")" ] &&
-	[ -n "$differ" ] && grep -q 'bpf-cookie i386 as bpf-cookie .* ok  *ok (none' <<<"$OUT"; then
-	pass "the in_compat_syscall() fix of step 6 is short in the x32 row only: x32's cookie read at 20, shifted ($(verdict))"
+	[ -n "$differ" ] && grep -q 'bpf-cookie i386 as bpf-cookie .* ok  *ok (none' <<<"$OUT" &&
+	grep -q '^  An x32 run differs where its x86_64 twin is as the goal' <<<"$OUT"; then
+	pass "the in_compat_syscall() fix of step 6 is short in the x32 row only: x32's cookie read at 20, shifted, and the verdict names x32's layout ($(verdict))"
 else
 	fail "the in_compat_syscall() fix of step 6 is short in the x32 row only (exit $RC): $(tail -n 10 <<<"$OUT")"
 fi

@@ -1,25 +1,42 @@
 #!/usr/bin/env python3
-"""Draw struct autofs_v5_packet as three x86 ABIs see it, from real debug info.
+"""Draw a struct as three x86 ABIs see it, from real debug info.
 
-    layout-svg.py KERNEL_ELF I386_ELF X32_ELF OUT.svg [TRANSCRIPT]
+    layout-svg.py [options] KERNEL_ELF I386_ELF X32_ELF OUT.svg [TRANSCRIPT]
 
-Runs `gdb -batch -ex 'ptype /o struct autofs_v5_packet'` on the three ELF
-files (the step's vmlinux, x86_64, and an i386 and an x32 guest program
-built against the same <linux/auto_fs.h>) and draws the members row by
-row, one column per ABI: offsets, sizes, and the tail padding that only
-some of them have. x32 has 32-bit pointers and long but aligns __u64 to 8:
-the picture says it has x86_64's layout although the kernel treats it as a
-compat task, and the script refuses to draw when gdb says otherwise (or
-when an ELF has no such struct, or the ABIs do not have the same members).
-TRANSCRIPT, optional, is a guest transcript with autofs-layout's LAYOUT
-lines; their alignof_u64 values go into the notes (their sizeof must match
-gdb's). Every number in the picture comes from these files.
+Runs `gdb -batch -ex 'ptype /o EXPR'` on the three ELF files (the step's
+vmlinux, x86_64, and an i386 and an x32 guest program built against the
+same uapi header) and draws the members row by row, one column per ABI:
+offsets, sizes, the holes and the tail padding that only some of them
+have. EXPR is struct autofs_v5_packet unless --ptype says otherwise.
+x32 has 32-bit pointers and long but aligns __u64 to 8: the picture says
+it has x86_64's layout although the kernel treats it as a compat task, and
+the script refuses to draw when gdb says otherwise (or when an ELF has no
+such type, or the ABIs do not have the same members).
+
+Options (all optional; without them, the autofs picture of step 1):
+  --ptype EXPR     what follows `ptype /o`, e.g. a struct inside another
+                   type: '((union bpf_attr *) 0)->link_create.tracing'
+  --within TYPE    draw offsets as bytes of TYPE, not of EXPR: EXPR must
+                   then be ((TYPE *) 0)->MEMBER, and gdb also prints where
+                   MEMBER starts (print &(EXPR)), in each ELF
+  --title TEXT     what the picture calls the struct (default: EXPR, or
+                   "MEMBER of TYPE" with --within)
+  --subtitle TEXT  the line under the title
+  --program WORD   what the guest ELFs are: "the 32-bit WORD", "the x32
+                   WORD" in the column captions (default: daemon)
+  --highlight NAME the member drawn apart (default: ino, whose alignment
+                   makes autofs's padding)
+TRANSCRIPT, optional and autofs only, is a guest transcript with
+autofs-layout's LAYOUT lines; their alignof_u64 values go into the notes
+(their sizeof must match gdb's). Every number in the picture comes from
+these files.
 
 The SVG has no XML prolog, no blank line and no external reference, so it
 can be inlined into a Markdown page (docs.sh does that with snippets).
 Called by scripts/docs/docs.sh; stdlib only.
 """
 
+import argparse
 import math
 import os
 import re
@@ -30,7 +47,9 @@ import textwrap
 from labhost.limits import limit
 from svg import Svg  # docs/generators/svg.py, next to this script
 
-STRUCT = "autofs_v5_packet"
+PTYPE = "struct autofs_v5_packet"
+SUBTITLE = ("gdb ptype /o of the kernel and of the i386 and x32 daemons, "
+            "all built from the same <linux/auto_fs.h>")
 
 RE_MEMBER = re.compile(r"^/\*\s+(\d+)\s+\|\s+(\d+)\s+\*/\s+(.*)$")
 RE_HOLE = re.compile(r"^/\*\s+XXX\s+(\d+)-byte\s+(padding|hole)\s*\*/$")
@@ -42,16 +61,32 @@ def die(msg):
     sys.exit("layout-svg.py: " + msg)
 
 
-def ptype(elf):
-    """The text of `ptype /o struct STRUCT` in ELF, from gdb."""
-    cmd = ["gdb", "-batch", "-nx", "-ex", "ptype /o struct " + STRUCT, elf]
+def gdb(elf, command):
+    """What gdb prints for COMMAND in ELF (and its return code, stderr)."""
+    cmd = ["gdb", "-batch", "-nx", "-ex", command, elf]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=limit("LIMIT_SHORT"))
     except (OSError, subprocess.TimeoutExpired) as e:
         die("%s: %s" % (" ".join(cmd), e))
+    return out
+
+
+def ptype(elf, expr):
+    """The text of `ptype /o EXPR` in ELF, from gdb."""
+    out = gdb(elf, "ptype /o " + expr)
     if out.returncode != 0 or "total size" not in out.stdout:
-        die("gdb found no struct %s in %s:\n%s%s" % (STRUCT, elf, out.stdout, out.stderr))
+        die("gdb found no %s in %s:\n%s%s" % (expr, elf, out.stdout, out.stderr))
     return out.stdout
+
+
+def offset_of(elf, expr):
+    """Where EXPR, ((TYPE *) 0)->MEMBER, starts in TYPE: gdb's &(EXPR)."""
+    command = "print/d (unsigned long) &(%s)" % expr
+    out = gdb(elf, command)
+    m = re.match(r"^\$\d+ = (\d+)$", out.stdout.strip())
+    if out.returncode != 0 or not m:
+        die("gdb could not %s in %s:\n%s%s" % (command, elf, out.stdout, out.stderr))
+    return int(m.group(1))
 
 
 def parse(text):
@@ -135,12 +170,6 @@ COL_INO_STROKE = "#a57a00"
 COL_PAD = "#f6b8b0"
 COL_PAD_STROKE = "#b42318"
 
-# the columns, left to right: (abi, who, what the kernel makes of it)
-ABIS = (("x86_64", "the kernel", "native"),
-        ("i386", "the 32-bit daemon", "a compat task"),
-        ("x32", "the x32 daemon", "a compat task"))
-
-
 def row_height(size):
     # grows with the size, but a 4-byte field stays readable and a
     # 256-byte array does not swallow the picture
@@ -175,7 +204,7 @@ def grouped(pairs):
     return groups
 
 
-def merge(layouts):
+def merge(layouts, subject):
     """One row per member, in order, and one per padding after a member.
 
     Each row is a dict: kind ("field" or "padding"), name, decl (the
@@ -185,8 +214,8 @@ def merge(layouts):
     names = [[r["name"] for r in L["rows"] if r["kind"] == "field"] for L in layouts]
     for L, n in zip(layouts[1:], names[1:]):
         if n != names[0]:
-            die("%s and %s do not have the same members of struct %s:\n  %s: %s\n  %s: %s"
-                % (layouts[0]["abi"], L["abi"], STRUCT, layouts[0]["abi"],
+            die("%s and %s do not have the same members of %s:\n  %s: %s\n  %s: %s"
+                % (layouts[0]["abi"], L["abi"], subject, layouts[0]["abi"],
                    " ".join(names[0]), L["abi"], " ".join(n)))
     # per ABI: fields[i], and the padding rows after field i (-1: before any)
     split = []
@@ -209,7 +238,7 @@ def merge(layouts):
             cells = [p[i][j] if j < len(p[i]) else None for _, p in split]
             # gdb's word for it: "padding" or "hole"
             what = next(c for c in cells if c)["kind"]
-            tail = all(c is None or c["offset"] + c["size"] == L["total"]
+            tail = all(c is None or c["offset"] + c["size"] == L["end"]
                        for c, L in zip(cells, layouts))
             rows.append({"kind": "padding", "name": "", "decl": "", "cells": cells,
                          "what": "tail padding" if tail else what, "tail": tail})
@@ -238,19 +267,21 @@ def same_layout(a, b):
             % (b["abi"], a["abi"], b["elf"], a["elf"], "\n".join(diff)))
 
 
-def colours(r):
-    """(fill, stroke) of a member or padding row: padding red, ino, whose
-    alignment makes the padding, apart from the other fields."""
+def colours(r, highlight):
+    """(fill, stroke) of a member or padding row: padding red, HIGHLIGHT
+    (autofs: ino, whose alignment makes the padding) apart from the other
+    fields."""
     if r["kind"] != "field":
         return COL_PAD, COL_PAD_STROKE
-    if r["name"] == "ino":
+    if r["name"] == highlight:
         return COL_INO, COL_INO_STROKE
     return COL_FIELD, COL_STROKE
 
 
-def draw(layouts, aligns):
+def draw(layouts, aligns, o):
     W = 760
-    svg = Svg(W, "layout", text_size=14, rx=3)
+    # the ids of the SVG's title and desc: OUT.svg's name, unique per page
+    svg = Svg(W, o.ident, text_size=14, rx=3)
     LX = 16                     # margin
     OW = 56                     # left column: the offsets
     OX = LX + OW / 2
@@ -261,20 +292,34 @@ def draw(layouts, aligns):
     cols = [AX + i * (BW + GAP) for i in range(len(layouts))]
     abis = [L["abi"] for L in layouts]
     totals = [L["total"] for L in layouts]
-    rows = merge(layouts)
+    ends = [L["end"] for L in layouts]
+    bases = [L["base"] for L in layouts]
+    rows = merge(layouts, o.title)
+    # "of union bpf_attr" after an offset, with --within
+    of = " of " + o.within if o.within else ""
 
     nsizes = len(set(totals))
-    svg.text(W / 2, 28, "struct %s: the same fields, %s" % (
-        STRUCT, {1: "one size", 2: "two sizes"}.get(nsizes, "%d sizes" % nsizes)),
+    svg.text(W / 2, 28, "%s: the same fields, %s" % (
+        o.title, {1: "one size", 2: "two sizes"}.get(nsizes, "%d sizes" % nsizes)),
         size=19, anchor="middle", weight="bold")
-    svg.text(W / 2, 50, "gdb ptype /o of the kernel and of the i386 and x32 daemons, "
-             "all built from the same <linux/auto_fs.h>", size=13, anchor="middle",
-             fill="#444")
+    svg.text(W / 2, 50, o.subtitle, size=13, anchor="middle", fill="#444")
 
     y = 80
     svg.text(OX, y, "offset", size=14, anchor="middle", weight="bold", fill="#444")
     svg.text(DX, y, "member", size=14, weight="bold", fill="#444")
-    for (abi, who, kind), x in zip(ABIS, cols):
+    if o.within:
+        # where the offsets count from, as gdb printed it
+        starts = grouped(zip(abis, bases))
+        for i, line in enumerate(("offsets are bytes of %s:" % o.within,
+                                  "%s is at %s" % (o.member, ", ".join(
+                                      "%d on %s" % (b, words(g)) if len(starts) > 1 else
+                                      str(b) for b, g in starts)))):
+            svg.text(DX, y + 17 + 15 * i, line, size=fit(line, 12, DW), fill="#666",
+                     italic=True)
+    captions = (("the kernel", "native"),
+                ("the 32-bit " + o.program, "a compat task"),
+                ("the x32 " + o.program, "a compat task"))
+    for abi, (who, kind), x in zip(abis, captions, cols):
         svg.text(x + BW / 2, y, abi, size=16, anchor="middle", weight="bold")
         svg.text(x + BW / 2, y + 17, who, size=fit(who, 12.5, BW - 4), anchor="middle",
                  fill="#333")
@@ -315,11 +360,11 @@ def draw(layouts, aligns):
             if c is None:
                 # another ABI has padding here, this one does not
                 svg.rect(x + 5, y + 4, BW - 10, h - 8, "#ffffff", "#9a9a9a", dash="5 4")
-                note = "none: ends at %d" % L["total"] if row["tail"] else "no " + row["what"]
+                note = "none: ends at %d" % L["end"] if row["tail"] else "no " + row["what"]
                 svg.text(x + BW / 2, mid + 4.5, note, size=fit(note, 12.5, BW - 20),
                          anchor="middle", fill="#666", italic=True)
                 continue
-            fill, stroke = colours(c)
+            fill, stroke = colours(c, o.highlight)
             svg.rect(x, y, BW, h, fill, stroke, sw=2 if c["kind"] != "field" else 1.2)
             size = "%d B" % c["size"]
             bold = "bold" if c["kind"] != "field" else "normal"
@@ -339,56 +384,64 @@ def draw(layouts, aligns):
                          weight=bold, fill="#333")
         y += h
 
-    # the end of each struct
+    # the end of each struct: its size, and with --within where it ends
     y += 30
-    svg.text(DX, y, "sizeof", size=18, weight="bold")
-    for total, x in zip(totals, cols):
-        big = total != min(totals)
-        svg.text(x + BW / 2, y, str(total), size=19, anchor="middle", weight="bold",
-                 fill=COL_PAD_STROKE if big else "#1a1a1a")
-        if big:
-            svg.text(x + BW - 6, y, "%+d" % (total - min(totals)), size=13, anchor="end",
-                     weight="bold", fill=COL_PAD_STROKE)
+    for label, values in (("sizeof", totals),) + ((("ends at", ends),) if o.within else ()):
+        svg.text(DX, y, label, size=18, weight="bold")
+        for v, x in zip(values, cols):
+            big = v != min(values)
+            svg.text(x + BW / 2, y, str(v), size=19, anchor="middle", weight="bold",
+                     fill=COL_PAD_STROKE if big else "#1a1a1a")
+            if big:
+                svg.text(x + BW - 6, y, "%+d" % (v - min(values)), size=13, anchor="end",
+                         weight="bold", fill=COL_PAD_STROKE)
+        y += 30
+    y -= 30
 
-    # to scale: one bar per ABI
+    # to scale: one bar per ABI, from the lowest start to the highest end
     y += 36
-    svg.text(LX, y, "To scale, byte 0 to the end:", size=14, weight="bold")
+    b0 = min(bases)
+    svg.text(LX, y, "To scale, byte %d%s to the end:" % (b0, of), size=14, weight="bold")
     y += 12
     x0 = LX + 60
-    scale = (W - 2 * LX - 60 - 36) / max(totals)
+    scale = (W - 2 * LX - 60 - 36) / (max(ends) - b0)
     top = y
-    ends = []
+    fends = []
     for L in layouts:
         svg.text(LX, y + 17, L["abi"], size=13, mono=True)
         for r in L["rows"]:
-            fill, stroke = colours(r)
-            svg.rect(x0 + r["offset"] * scale, y, r["size"] * scale, 24, fill, stroke,
+            fill, stroke = colours(r, o.highlight)
+            svg.rect(x0 + (r["offset"] - b0) * scale, y, r["size"] * scale, 24, fill, stroke,
                      sw=0.8, rx=0)
-            if r["name"] == "name":
-                svg.text(x0 + (r["offset"] + r["size"] / 2) * scale, y + 17,
-                         r["decl"].split()[-1], size=12.5, anchor="middle", mono=True)
-        svg.text(x0 + L["total"] * scale + 4, y + 17, str(L["total"]), size=12.5,
+            # its name, where it fits (autofs: name[256] only); holes too
+            label = (r["decl"].split()[-1] if r["kind"] == "field" else
+                     r["kind"] if r["kind"] == "hole" else "")
+            if label and text_width(label, 12.5, True) + 8 <= r["size"] * scale:
+                svg.text(x0 + (r["offset"] - b0 + r["size"] / 2) * scale, y + 17, label,
+                         size=12.5, anchor="middle", mono=True,
+                         fill=COL_PAD_STROKE if r["kind"] == "hole" else "#1a1a1a")
+        svg.text(x0 + (L["end"] - b0) * scale + 4, y + 17, str(L["end"]), size=12.5,
                  mono=True, weight="bold",
                  fill=COL_PAD_STROKE if L["total"] != min(totals) else "#1a1a1a")
-        ends.append((L["abi"], max(r["offset"] + r["size"] for r in L["rows"]
-                                   if r["kind"] == "field")))
+        fends.append((L["abi"], max(r["offset"] + r["size"] for r in L["rows"]
+                                    if r["kind"] == "field")))
         y += 32
     # a tick where the fields end
-    groups = grouped(ends)
+    groups = grouped(fends)
     if len(groups) == 1:
-        x_end = x0 + groups[0][0] * scale
+        x_end = x0 + (groups[0][0] - b0) * scale
         svg.line(x_end, top - 6, x_end, y - 2, COL_PAD_STROKE, 1.2, dash="3 3")
         tick = "fields end at byte %d in all %s" % (
-            groups[0][0], {2: "two", 3: "three"}.get(len(ends), str(len(ends))))
+            groups[0][0], {2: "two", 3: "three"}.get(len(fends), str(len(fends))))
     else:
-        for i, (abi, end) in enumerate(ends):
-            x_end = x0 + end * scale
+        for i, (abi, end) in enumerate(fends):
+            x_end = x0 + (end - b0) * scale
             svg.line(x_end, top + 32 * i - 4, x_end, top + 32 * i + 28, COL_PAD_STROKE, 1.2,
                      dash="3 3")
         tick = "fields end at byte " + ", ".join(
             "%d on %s" % (end, words(a)) for end, a in groups)
-    svg.text(x0 + max(e for _, e in ends) * scale, y + 12, tick, size=12.5, anchor="end",
-             fill=COL_PAD_STROKE)
+    svg.text(x0 + (max(e for _, e in fends) - b0) * scale, y + 12, tick, size=12.5,
+             anchor="end", fill=COL_PAD_STROKE)
 
     # why
     y += 40
@@ -401,6 +454,9 @@ def draw(layouts, aligns):
     tails = [(abi, sum(r["cells"][i]["size"] for r in rows
                        if r.get("tail") and r["cells"][i]))
              for i, abi in enumerate(abis)]
+    holes = [(abi, sum(r["cells"][i]["size"] for r in rows
+                       if r["kind"] == "padding" and not r["tail"] and r["cells"][i]))
+             for i, abi in enumerate(abis)]
     notes = []
     if inner:
         notes.append("Every member sits at the same offset in all three ABIs; %s" % (
@@ -410,14 +466,37 @@ def draw(layouts, aligns):
     else:
         notes.append("The members marked \u2260 sit at different offsets: each box "
                      "gives its own offset.")
+    # what each hole (gdb's word: padding inside the struct) does
+    for k, row in enumerate(rows):
+        if row["kind"] != "padding" or row["tail"]:
+            continue
+        after = next((r for r in rows[k + 1:] if r["kind"] == "field"), None)
+        if after is None:
+            continue
+        have = [(abi, c["size"]) for abi, c in zip(abis, row["cells"]) if c]
+        lack = [(abi, f["offset"]) for abi, c, f in zip(abis, row["cells"], after["cells"])
+                if c is None]
+        note = "On %s, a %s puts %s at byte %s%s" % (
+            words(words(g) for _, g in grouped(have)),
+            " or ".join("%d-byte %s" % (n, row["what"]) for n, _ in grouped(have)),
+            after["decl"], " or ".join(str(off) for off, _ in grouped(
+                (abi, f["offset"]) for abi, c, f in zip(abis, row["cells"], after["cells"])
+                if c)), of)
+        if lack:
+            note += "; %s %s none and %s it at %s" % (
+                words(a for a, _ in lack), "has" if len(lack) == 1 else "have",
+                "puts" if len(lack) == 1 else "put",
+                " or ".join(str(off) for off, _ in grouped(lack)))
+        notes.append(note + ".")
     for L in layouts:
         if L["abi"] in aligns and aligns[L["abi"]][0] != L["total"]:
             die("the transcript says sizeof %d on %s, gdb says %d (%s)"
                 % (aligns[L["abi"]][0], L["abi"], L["total"], L["elf"]))
+    hl = next((r["decl"] for r in rows if r["name"] == o.highlight), o.highlight)
     if all(a in aligns for a in abis):
         al = grouped((abi, aligns[abi][1]) for abi in abis)
-        note = ("__u64 ino is %s (alignof_u64 printed by autofs-layout)" % " and ".join(
-            "%d-byte aligned on %s" % (a, words(g)) for a, g in al))
+        note = ("%s is %s (alignof_u64 printed by autofs-layout)" % (hl, " and ".join(
+            "%d-byte aligned on %s" % (a, words(g)) for a, g in al)))
         if all(L["total"] % aligns[L["abi"]][1] == 0 for L in layouts):
             note += (", and sizeof rounds the struct up to a multiple of that: %s."
                      % ", ".join("%d on %s" % (t, words(g))
@@ -425,14 +504,21 @@ def draw(layouts, aligns):
         else:
             note += "."
         notes.append(note)
-    else:
+    elif any(p for _, p in tails):
         notes.append("sizeof rounds the struct up to a multiple of its alignment, which "
-                     "is that of __u64 ino.")
+                     "is that of %s." % hl)
+    if o.within:
+        notes.append("So %s is %s, and ends at byte %s." % (
+            o.member, ", ".join("%d bytes on %s" % (t, words(g))
+                                for t, g in grouped(zip(abis, totals))),
+            ", ".join("%d%s on %s" % (e, of if i == 0 else "", words(g))
+                      for i, (e, g) in enumerate(grouped(zip(abis, ends))))))
     # same_layout() made sure the picture can say this
     notes.append("x32 has x86_64's layout (sizeof %d) although the kernel treats an x32 "
-                 "task as a compat task, like an i386 one (sizeof %d): the size follows "
+                 "task as a compat task, like an i386 one (sizeof %d): the %s follows "
                  "the alignment of __u64, not compat." % (layouts[2]["total"],
-                                                          layouts[1]["total"]))
+                                                          layouts[1]["total"],
+                                                          "size" if same else "layout"))
     for n in notes:
         for line in textwrap.wrap(n, 96):
             svg.text(LX, y, line, size=13.5, fill="#333")
@@ -450,32 +536,78 @@ def draw(layouts, aligns):
         y += 16
     y += 6
 
-    title = "struct %s on %s" % (STRUCT, words(
+    title = "%s on %s" % (o.title, words(
         "%s (sizeof %d)" % (abi, t) for abi, t in zip(abis, totals)))
     desc = ("Field by field layout from gdb ptype /o: %s offsets, %s."
             % ("identical" if same else "different",
                "; ".join("%s on %s" % ("%d bytes of tail padding" % p if p else
                                        "no tail padding", words(g))
                          for p, g in grouped(tails))))
+    if any(p for _, p in holes):
+        desc = desc[:-1] + "; %s." % "; ".join(
+            "%s on %s" % ("%d bytes of holes" % p if p else "no hole", words(g))
+            for p, g in grouped(holes))
     return svg.render(y, title, desc)
 
 
+def options(argv):
+    ap = argparse.ArgumentParser(
+        prog="layout-svg.py", description="Draw a struct as x86_64, i386 and x32 see it, "
+        "from gdb's ptype /o of three ELF files.")
+    ap.add_argument("--ptype", default=PTYPE, metavar="EXPR",
+                    help="what follows `ptype /o` (default: %(default)s)")
+    ap.add_argument("--within", metavar="TYPE",
+                    help="draw offsets as bytes of TYPE; EXPR must be ((TYPE *) 0)->MEMBER")
+    ap.add_argument("--title", metavar="TEXT", help="what the picture calls the struct")
+    ap.add_argument("--subtitle", metavar="TEXT", help="the line under the title")
+    ap.add_argument("--program", default="daemon", metavar="WORD",
+                    help="what the i386 and x32 ELFs are (default: %(default)s)")
+    ap.add_argument("--highlight", default="ino", metavar="MEMBER",
+                    help="the member drawn apart (default: %(default)s)")
+    ap.add_argument("elfs", nargs=3, metavar="ELF", help="KERNEL_ELF I386_ELF X32_ELF")
+    ap.add_argument("out", metavar="OUT.svg")
+    ap.add_argument("transcript", nargs="?", metavar="TRANSCRIPT",
+                    help="autofs only: a transcript with autofs-layout's LAYOUT lines")
+    o = ap.parse_args(argv[1:])
+    o.member = None
+    if o.within:
+        m = re.match(r"^\(\(\s*%s\s*\*\s*\)\s*0\s*\)\s*->\s*(\S.*)$"
+                     % re.escape(o.within).replace(r"\ ", r"\s+"), o.ptype.strip())
+        if not m:
+            die("--within %s: --ptype must be ((%s *) 0)->MEMBER, not %s"
+                % (o.within, o.within, o.ptype))
+        o.member = m.group(1).strip()
+    if o.title is None:
+        o.title = "%s of %s" % (o.member, o.within) if o.within else o.ptype
+    if o.subtitle is None:
+        o.subtitle = SUBTITLE if o.ptype == PTYPE and o.program == "daemon" else (
+            "gdb ptype /o of the kernel and of the i386 and x32 %ss" % o.program)
+    o.ident = re.sub(r"[^A-Za-z0-9_-]", "-", os.path.basename(o.out).rsplit(".svg", 1)[0])
+    if not re.match(r"^[A-Za-z]", o.ident):
+        o.ident = "layout-" + o.ident
+    return o
+
+
 def main(argv):
-    if len(argv) not in (5, 6):
-        die("usage: layout-svg.py KERNEL_ELF I386_ELF X32_ELF OUT.svg [TRANSCRIPT]")
-    elfs, out = argv[1:4], argv[4]
-    transcript = argv[5] if len(argv) == 6 else None
+    o = options(argv)
 
     def label(path):
         rel = os.path.relpath(path)
         return path if rel.startswith("..") else rel
     layouts = []
-    for (abi, _, _), elf in zip(ABIS, elfs):
-        rows, total = parse(ptype(elf))
-        layouts.append({"abi": abi, "rows": rows, "total": total, "elf": elf,
-                        "label": label(elf)})
+    for abi, elf in zip(("x86_64", "i386", "x32"), o.elfs):
+        rows, total = parse(ptype(elf, o.ptype))
+        # with --within, every offset is one of TYPE: MEMBER's start, from gdb
+        base = offset_of(elf, o.ptype) if o.within else 0
+        for r in rows:
+            r["offset"] += base
+        layouts.append({"abi": abi, "rows": rows, "total": total, "base": base,
+                        "end": base + total, "elf": elf, "label": label(elf)})
+    if not any(r["name"] == o.highlight for r in layouts[0]["rows"] if r["kind"] == "field"):
+        die("--highlight %s: %s has no such member" % (o.highlight, o.title))
     same_layout(layouts[0], layouts[2])
-    svg = draw(layouts, alignments(transcript))
+    svg = draw(layouts, alignments(o.transcript), o)
+    out = o.out
     with open(out + ".tmp", "w", encoding="utf-8") as f:
         f.write(svg)
     os.replace(out + ".tmp", out)

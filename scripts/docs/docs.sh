@@ -21,6 +21,8 @@
 #                     from steps/*/step.conf and docs/sources.yml (site.py)
 #   layout.svg        struct autofs_v5_packet in i386, x86_64 and x32, from
 #                     gdb's ptype /o of a step's vmlinux, i386 and x32 daemons
+#   layout-SLUG.svg   the same for union bpf_attr's link_create.tracing, from
+#                     the step that runs bpf-cookie (step 6)
 #   pipe.svg          stream pipe vs packet pipe, from the RESULT lines of
 #                     a stream-pipe step and a packet-pipe step
 #   gdb-SLUG.md, kgdb-SLUG.md, commands-SLUG.md, where-else-*.md,
@@ -104,6 +106,22 @@ run_child "$LIMIT_SHORT" "$LAB_PYTHON" "$generators/layout-svg.py" "$(step_out "
 	"$(step_out "$layout")/guest/i386/systemd-style" \
 	"$(step_out "$layout")/guest/x32/systemd-style" "$gen/layout.svg" \
 	"$(step_out "$layout")/transcript.txt" | sed 's/^/    /'
+# today's break, link_create.tracing of union bpf_attr, from the step that
+# runs bpf-cookie: its vmlinux and its i386 and x32 bpf-cookie (its page
+# includes layout-SLUG.svg); no such step, no such page to draw for
+cookie=
+for s in "${steps[@]}"; do
+	grep -q '^bpf-cookie ' <<<"$(step_programs "$s")" && { cookie=$s; break; }
+done
+if [ -n "$cookie" ]; then
+	for f in vmlinux guest/i386/bpf-cookie guest/x32/bpf-cookie; do need "$(step_out "$cookie")/$f"; done
+	sub="gdb ptype /o of the kernel and of the i386 and x32 programs, all built from the same <linux/bpf.h>"
+	run_child "$LIMIT_SHORT" "$LAB_PYTHON" "$generators/layout-svg.py" \
+		--ptype '((union bpf_attr *) 0)->link_create.tracing' --within 'union bpf_attr' \
+		--program program --highlight cookie --subtitle "$sub" "$(step_out "$cookie")/vmlinux" \
+		"$(step_out "$cookie")/guest/i386/bpf-cookie" "$(step_out "$cookie")/guest/x32/bpf-cookie" \
+		"$gen/layout-$cookie.svg" | sed 's/^/    /'
+fi
 numbers() { local s out=(); for s in "$@"; do out+=("$(step_number "$s")"); done; local IFS=,; echo "${out[*]}"; }
 run_child "$LIMIT_SHORT" "$LAB_PYTHON" "$generators/pipe-svg.py" "step $(step_number "${stream[0]}")" \
 	"$(step_out "${stream[0]}")/transcript.txt" "step $(step_number "${packet[0]}")" \

@@ -73,12 +73,13 @@ build() { # slugs
 
 # Boot a step's guest and show what it printed and how it compares.
 run_step() {
-	local s=$1 out
+	local s=$1 out t
 	out=$(step_out "$s")
 	choose_accel "$out/bzImage"
 	say "step $(step_number "$s"), $(step_title "$s"): booting branch $s in QEMU (${ACCEL^^})"
 	"$SCRIPTS/boot/boot.sh" demo "$s"
-	info "guest finished in $(cat "$out/boot-seconds") s; transcript: ${out#"$LAB_ROOT"/}/transcript.txt"
+	t=$(run_file "$out" transcript)
+	info "guest finished in $(cat "$(run_file "$out" boot_seconds)") s; transcript: ${t#"$LAB_ROOT"/}"
 }
 
 usage="lab.sh all | run STEP | shell STEP | build [STEP...] | abi-scan"
@@ -93,7 +94,7 @@ all)
 	for s in $(step_slugs); do
 		lab_imported || build "$s"
 		run_step "$s"
-		"$LAB_PYTHON" -m labhost.results show "$(step_out "$s")/transcript.txt" | sed 's/^/    /'
+		"$LAB_PYTHON" -m labhost.results show "$(run_file "$(step_out "$s")" transcript)" | sed 's/^/    /'
 	done
 	echo
 	say "outcome matrix (measured in the guest, every step)"
@@ -109,7 +110,7 @@ run | shell)
 	fi
 	run_step "$s"
 	echo
-	cat "$(step_out "$s")/transcript.txt"
+	cat "$(run_file "$(step_out "$s")" transcript)"
 	echo
 	say "step $(step_number "$s"), $(step_title "$s"), against history"
 	"$SCRIPTS/verdict/verdicts.sh" check "$s"

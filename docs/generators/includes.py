@@ -48,6 +48,9 @@ class Includes:
     def in_build(self, path):
         return "build/" + os.path.relpath(path, self.build)
 
+    def step_dir(self, slug):
+        return layout.step_out(self.build, slug)
+
     def out(self, slug, name):
         return os.path.join(layout.step_out(self.build, slug), name)
 
@@ -67,7 +70,7 @@ class Includes:
     def gdb_log(self, transport, slug, n):
         target = "gdb" if transport == "gdbstub" else "kgdb"
         name = "%s-%s" % (target, slug)
-        log = self.out(slug, "gdb-%s.log" % transport)
+        log = layout.run_file(self.step_dir(slug), "gdb_log", transport)
         done = any(line.startswith("LAB-GDB-DONE") for line in (read(log) or "").splitlines())
         if not done:
             self.not_yet(name, log, "scripts/gdb/gdb.sh %s %s --batch" % (transport, n),
@@ -83,8 +86,10 @@ class Includes:
     def commands(self, slug, n):
         """The commands the step's last runs ran, as V=1 prints them."""
         name = "commands-" + slug
-        for f in ("qemu-demo", "qemu-gdbstub", "gdb-gdbstub"):
-            path = self.out(slug, f + ".cmdline")
+        paths = {"qemu-demo": layout.run_file(self.step_dir(slug), "qemu_cmdline"),
+                 "qemu-gdbstub": layout.run_file(self.step_dir(slug), "qemu_cmdline", "gdbstub"),
+                 "gdb-gdbstub": layout.run_file(self.step_dir(slug), "gdb_cmdline", "gdbstub")}
+        for f, path in paths.items():
             if read(path):
                 continue
             if f == "qemu-demo":
@@ -93,7 +98,7 @@ class Includes:
                 self.not_yet(name, path, "scripts/gdb/gdb.sh gdbstub %s --batch" % n,
                              " (so does `make gdb STEP=%s`, and `make test` for every step)" % n)
             return
-        f = {c: self.shown(slug, c + ".cmdline") for c in ("qemu-demo", "qemu-gdbstub", "gdb-gdbstub")}
+        f = {c: self.in_build(p) for c, p in paths.items()}
         code = {c: '```sh\n--8<-- "%s"\n```\n' % f[c] for c in f}
         write(os.path.join(self.gen, name + ".md"),
               "The boot of the last `make run STEP=%s` (or `make`), `%s`:\n\n"
@@ -156,13 +161,15 @@ class Includes:
                  " verdict (`%s`), under the accelerator the lab chose"
                  " (`%s`: tcg is software emulation), whatever else the"
                  " machine was doing then.\n\n"
-                 % tuple(self.shown("SLUG", f) for f in ("kernel-build-seconds", "boot-seconds", "boot-accel"))
+                 % (self.shown("SLUG", "kernel-build-seconds"),
+                    self.in_build(layout.run_file(self.step_dir("SLUG"), "boot_seconds")),
+                    self.in_build(layout.run_file(self.step_dir("SLUG"), "boot_accel")))
                  + "| step | kernel build, s | boot to verdict, s | accelerator |\n|---|---|---|---|\n")
         for slug in steps:
             text += "| %s | %s | %s | %s |\n" % (
                 slug, read(self.out(slug, "kernel-build-seconds"), "not measured"),
-                read(self.out(slug, "boot-seconds"), "not measured"),
-                read(self.out(slug, "boot-accel"), "tcg"))
+                read(layout.run_file(self.step_dir(slug), "boot_seconds"), "not measured"),
+                read(layout.run_file(self.step_dir(slug), "boot_accel"), "tcg"))
         write(os.path.join(self.gen, "bench.md"), text)
 
     def try_exercise(self):

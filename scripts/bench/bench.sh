@@ -84,7 +84,8 @@ for s in $(step_slugs); do
 	prev=$s
 done
 for s in $(step_slugs); do
-	row "  boot to verdict, step $s ($(cat "$(step_out_in "$lab" "$s")/boot-accel"))" "$(cat "$(step_out_in "$lab" "$s")/boot-seconds")"
+	o=$(step_out_in "$lab" "$s")
+	row "  boot to verdict, step $s ($(cat "$(run_file "$o" boot_accel)"))" "$(cat "$(run_file "$o" boot_seconds)")"
 done
 
 # 2. make test after it, make check warm

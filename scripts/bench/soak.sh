@@ -85,8 +85,8 @@ for s in $(step_slugs); do
 			continue
 		fi
 		out=$(step_out "$s")
-		got=$("$LAB_PYTHON" -m labhost.results show "$out/transcript-soak.txt")
-		secs=$(cat "$out/boot-seconds-soak")
+		got=$("$LAB_PYTHON" -m labhost.results show "$(run_file "$out" transcript soak)")
+		secs=$(cat "$(run_file "$out" boot_seconds soak)")
 		if [ -z "$first" ]; then
 			first=$got
 		elif [ "$got" != "$first" ]; then

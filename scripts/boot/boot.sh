@@ -78,24 +78,23 @@ where_stuck() {
 
 case $mode in
 demo)
-	run=${run:-demo}
-	suffix=
-	[ "$run" = demo ] || suffix=-$run
-	log=$out/serial-$run.log
-	qlog=$out/qemu-$run.log
-	transcript=$out/transcript$suffix.txt
+	run=${run:-$DEMO_RUN}
+	log=$(run_file "$out" serial "$run")
+	qlog=$(run_file "$out" qemu_log "$run")
+	transcript=$(run_file "$out" transcript "$run")
+	inputs=$(run_file "$out" inputs "$run")
 	rm -f "$log" "$qlog"
 	timeout_s=${timeout_s:-$(step_boot_limit "$out")}
 	# QEMU's monitor on a socket of the run's own: asked only if the
 	# guest runs out of time (where_stuck)
 	mon=$(socket_path "$out" "monitor-$run")
-	hang=$out/hang-$run.txt
+	hang=$(run_file "$out" hang "$run")
 	rm -f "$mon" "$hang"
 	qemu_cmd demo -serial "file:$log" -monitor "unix:$mon,server=on,wait=off"
 	ON_LIMIT=where_stuck
 	start=$(date +%s%N)
 	rc=0
-	CHILD_CMDLINE=$out/qemu-$run.cmdline start_child "${QEMU_CMD[@]}" </dev/null 2>"$qlog"
+	CHILD_CMDLINE=$(run_file "$out" qemu_cmdline "$run") start_child "${QEMU_CMD[@]}" </dev/null 2>"$qlog"
 	# a KVM that fails pauses the guest for good: no reason to wait
 	wait_child "$CHILD_PID" "$timeout_s" "$qlog" 'KVM internal error' || rc=$?
 	rm -f "$mon"
@@ -108,19 +107,19 @@ KVM does not work on this machine: run with LAB_KVM=0."
 	grep -q '^LAB-END' "$log" || die "step $s: the guest stopped before its demo finished (panic?). Serial log: $log"
 	# whole or not at all, and with what it was booted from
 	tr -d '\r' <"$log" | sed -n '/^LAB-BEGIN/,/^LAB-END/p' >"$transcript.tmp"
-	boot_inputs "$out" "$append" >"${transcript%.txt}.inputs.tmp"
-	mv "${transcript%.txt}.inputs.tmp" "${transcript%.txt}.inputs"
+	boot_inputs "$out" "$append" >"$inputs.tmp"
+	mv "$inputs.tmp" "$inputs"
 	mv "$transcript.tmp" "$transcript"
-	printf '%d.%03d\n' $((ms / 1000)) $((ms % 1000)) >"$out/boot-seconds$suffix"
-	echo "$ACCEL" >"$out/boot-accel$suffix"
+	printf '%d.%03d\n' $((ms / 1000)) $((ms % 1000)) >"$(run_file "$out" boot_seconds "$run")"
+	echo "$ACCEL" >"$(run_file "$out" boot_accel "$run")"
 	;;
 shell)
 	run=${run:-shell}
-	log=$out/serial-$run.log
+	log=$(run_file "$out" serial "$run")
 	say "step $s: booting a shell (serial log: ${log#"$LAB_ROOT"/}); leave it with exit"
 	qemu_cmd shell -chardev "stdio,id=con,signal=off,logfile=$log" -serial chardev:con -monitor none
 	# in the foreground: the terminal is the guest's console (Ctrl-C
 	# goes to the guest, signal=off); bounded like any session
-	CHILD_CMDLINE=$out/qemu-$run.cmdline run_foreground "${timeout_s:-$LIMIT_INTERACTIVE}" "${QEMU_CMD[@]}"
+	CHILD_CMDLINE=$(run_file "$out" qemu_cmdline "$run") run_foreground "${timeout_s:-$LIMIT_INTERACTIVE}" "${QEMU_CMD[@]}"
 	;;
 esac

@@ -231,9 +231,9 @@ $bad"
 		die "the bundle has the steps $(field "$DIR/BUNDLE" steps)but this checkout has $steps"
 	mapfile -t code < <(host_code "$DIR")
 	# what make would have put here; a kernel tree, if any, stays
-	rm -rf "$BUILD_DIR/steps" "$BUILD_DIR/debian/debian.cpio.lz4" "$BUILD_DIR/abi-scan"
+	rm -rf "$(steps_out "$BUILD_DIR")" "$BUILD_DIR/debian/debian.cpio.lz4" "$BUILD_DIR/abi-scan"
 	mkdir -p "$BUILD_DIR/debian"
-	mv "$DIR/steps" "$BUILD_DIR/steps"
+	mv "$(steps_out "$DIR")" "$(steps_out "$BUILD_DIR")"
 	mv "$DIR/debian/debian.cpio.lz4" "$BUILD_DIR/debian/"
 	mv "$DIR/abi-scan" "$BUILD_DIR/abi-scan"
 	for s in $(step_slugs); do

@@ -60,7 +60,7 @@ mapfile -t steps < <(step_slugs)
 [ ${#steps[@]} -gt 0 ] || die "no steps/NN-*/ directories in $LAB_ROOT"
 stream=() packet=()
 for s in "${steps[@]}"; do
-	need "$(step_out "$s")/transcript.txt"
+	need "$(run_file "$(step_out "$s")" transcript)"
 	case $(step_pipe "$s") in
 	stream) stream+=("$s") ;;
 	packet) packet+=("$s") ;;
@@ -105,7 +105,7 @@ run_child "$LIMIT_SHORT" "$LAB_PYTHON" "$generators/site.py" "$gen" "$site" | se
 run_child "$LIMIT_SHORT" "$LAB_PYTHON" "$generators/layout-svg.py" "$(step_out "$layout")/vmlinux" \
 	"$(step_out "$layout")/guest/i386/systemd-style" \
 	"$(step_out "$layout")/guest/x32/systemd-style" "$gen/layout.svg" \
-	"$(step_out "$layout")/transcript.txt" | sed 's/^/    /'
+	"$(run_file "$(step_out "$layout")" transcript)" | sed 's/^/    /'
 # today's break, link_create.tracing of union bpf_attr, from the step that
 # runs bpf-cookie: its vmlinux and its i386 and x32 bpf-cookie (its page
 # includes layout-SLUG.svg); no such step, no such page to draw for
@@ -124,8 +124,8 @@ if [ -n "$cookie" ]; then
 fi
 numbers() { local s out=(); for s in "$@"; do out+=("$(step_number "$s")"); done; local IFS=,; echo "${out[*]}"; }
 run_child "$LIMIT_SHORT" "$LAB_PYTHON" "$generators/pipe-svg.py" "step $(step_number "${stream[0]}")" \
-	"$(step_out "${stream[0]}")/transcript.txt" "step $(step_number "${packet[0]}")" \
-	"$(step_out "${packet[0]}")/transcript.txt" \
+	"$(run_file "$(step_out "${stream[0]}")" transcript)" "step $(step_number "${packet[0]}")" \
+	"$(run_file "$(step_out "${packet[0]}")" transcript)" \
 	"steps $(numbers "${stream[@]}" | sed 's/,/, /g')" "$gen/pipe.svg" | sed 's/^/    /'
 
 # What other commands than make record (the gdb sessions, the QEMU and

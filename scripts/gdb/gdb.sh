@@ -41,9 +41,9 @@ done
 [ -f "$out/gdb-helpers/scripts/gdb/linux/constants.py" ] ||
 	die "the kernel's gdb helpers are missing: no ${out#"$LAB_ROOT"/}/gdb-helpers (run: make)"
 
-gdblog=$out/gdb-$transport.log
-serial=$out/serial-$transport.log
-bootlog=$out/boot-$transport.log
+gdblog=$(run_file "$out" gdb_log "$transport")
+serial=$(run_file "$out" serial "$transport")
+bootlog=$(run_file "$out" boot_log "$transport")
 rm -f "$gdblog" "$bootlog"
 
 # Interactive sessions wait for a person; batch ones only for the guest
@@ -64,7 +64,7 @@ debug_channel "$transport" "$out" "$tcp" "$transport"
 start=$SECONDS
 debug_boot "$s" "$transport" "$boot_s" "$bootlog"
 # V=1: boot.sh printed its QEMU line into its log; show it here
-[ -z "${SHOW_FD:-}" ] || cat "$out/qemu-$transport.cmdline" >&"$SHOW_FD"
+[ -z "${SHOW_FD:-}" ] || cat "$(run_file "$out" qemu_cmdline "$transport")" >&"$SHOW_FD"
 
 gdb_base_args "$s" "$out" "$transport"
 # echo each script command, so the log pairs commands with output
@@ -86,7 +86,7 @@ if [ "$batch" = 1 ]; then
 	gdb_cmd -batch -ex "lab-release"
 	# gdb's status and the guest's apart: each failure is blamed on its own
 	gdb_rc=0
-	CHILD_CMDLINE=$out/gdb-$transport.cmdline run_child "$gdb_s" "${GDB_CMD[@]}" </dev/null >"$gdblog" 2>&1 || gdb_rc=$?
+	CHILD_CMDLINE=$(run_file "$out" gdb_cmdline "$transport") run_child "$gdb_s" "${GDB_CMD[@]}" </dev/null >"$gdblog" 2>&1 || gdb_rc=$?
 	closer
 	[ "$gdb_rc" -ne 124 ] || fail "gdb did not finish within ${gdb_s}s"
 	why=$(grep -m1 -E 'Error|error|closed' "$gdblog" || tail -n 1 "$gdblog")
@@ -110,7 +110,7 @@ fi
 say "step $s, $transport: gdb runs ${script#"$LAB_ROOT"/} (log: ${gdblog#"$LAB_ROOT"/})"
 gdb_cmd -iex "set logging file $gdblog" -iex "set logging overwrite on" \
 	-iex "set logging enabled on" -ex "set trace-commands off" -ex "lab-howto"
-CHILD_CMDLINE=$out/gdb-$transport.cmdline run_foreground "$gdb_s" "${GDB_CMD[@]}" || rc=$?
+CHILD_CMDLINE=$(run_file "$out" gdb_cmdline "$transport") run_foreground "$gdb_s" "${GDB_CMD[@]}" || rc=$?
 [ "$rc" -ne 137 ] || warn "gdb ended by its ${gdb_s}s time limit"
 closer
 # Leaving gdb ends the session (lab-howto says how), and the guest
@@ -119,7 +119,7 @@ rc=0
 wait_child "$BOOT_PID" "$LIMIT_AFTER_GDB" || rc=$?
 closer_report
 case $rc in
-0) say "guest ran to its end; transcript: ${out#"$LAB_ROOT"/}/transcript-$transport.txt" ;;
+0) t=$(run_file "$out" transcript "$transport") && say "guest ran to its end; transcript: ${t#"$LAB_ROOT"/}" ;;
 124) warn "the guest was still running ${LIMIT_AFTER_GDB} s after gdb ended; stopped it (serial log: ${serial#"$LAB_ROOT"/})" ;;
 *) warn "the guest did not finish its demo: $(tail -n 1 "$bootlog")" ;;
 esac

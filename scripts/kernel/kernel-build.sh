@@ -122,7 +122,7 @@ build_into() { # label out-dir
 	KBUILD_BUILD_TIMESTAMP=$(git -C "$KSRC" log -1 --format=%ad --date=rfc)
 	KMAKE+=(KBUILD_BUILD_TIMESTAMP="$KBUILD_BUILD_TIMESTAMP")
 	configure
-	run_logged "$label: make bzImage" "$LOGS/kernel-$label.log" "$LIMIT_KERNEL_BUILD" \
+	run_logged "$label: make bzImage" "$(kernel_log "$label")" "$LIMIT_KERNEL_BUILD" \
 		"${KMAKE[@]}" -j"$JOBS" bzImage scripts_gdb
 	# for the workshop page: what this build took, ccache hits and all
 	echo "$RUN_SECONDS" >"$out/kernel-build-seconds"

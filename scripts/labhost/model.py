@@ -11,7 +11,9 @@ STEP_OUT (its output, relative to a build dir: labhost/layout.py),
 STEP_BASE (the branch its patches go on), STEP_CONFIG (its own kernel
 config fragment, empty if none), STEP_KBUILD (its kernel's build dir,
 relative to the kernel tree), STEP_GOAL (what make try ON=SLUG aims at:
-its goal file, empty for the pristine step's expected);
+its goal file, empty for the pristine step's expected), STEP_EXPECTED
+(its expected file); RUN_FILE and DEMO_RUN (the files of a boot: layout.py),
+STEPS_REL (where the steps' outputs are, relative to a build dir);
 PRISTINE_STEP; DEBIAN_PROGRAMS and GUEST_ABIS, with GUEST_ABI_FLAG.
 Anything in steps/ that breaks a rule: "error: ..." naming the file and
 line, exit 1."""
@@ -55,6 +57,10 @@ def shell(root, build):
         declare_map("STEP_CONFIG", [(s.slug, s.config or "") for s in all_steps]),
         declare_map("STEP_KBUILD", [(s.slug, layout.kbuild(s.slug, s.config)) for s in all_steps]),
         declare_map("STEP_GOAL", [(s.slug, s.goal or "") for s in all_steps]),
+        declare_map("STEP_EXPECTED", [(s.slug, s.expected_path) for s in all_steps]),
+        declare_map("RUN_FILE", sorted(layout.RUN_FILES.items())),
+        "declare -g DEMO_RUN=%s\n" % shlex.quote(layout.DEMO_RUN),
+        "declare -g STEPS_REL=%s\n" % shlex.quote(os.path.relpath(layout.steps_dir(build), build)),
         "declare -g PRISTINE_STEP=%s\n" % shlex.quote(pristine),
         declare_list("DEBIAN_PROGRAMS", model.DEBIAN_PROGRAMS),
         declare_list("GUEST_ABIS", [a for a, _ in pairs]),

@@ -213,9 +213,14 @@ class Step:
     def has_gdb(self):
         return os.path.exists(self.gdb_script)
 
+    @property
+    def expected_path(self):
+        """Its expected file: what history predicts for its runs."""
+        return os.path.join(self.dir, "expected")
+
     def expected(self):
         """The rows of its expected file (read when asked: only the checks need it)."""
-        return parse_expected(os.path.join(self.dir, "expected"))
+        return parse_expected(self.expected_path)
 
     def programs(self):
         """What the guest runs (/lab/programs): "program abi name" lines."""

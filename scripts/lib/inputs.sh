@@ -17,7 +17,8 @@ boot_inputs() { # out-dir [more kernel command line]
 # Is the transcript in OUT (of the run RUN) from a boot of what is there now?
 # Says what changed when not.
 transcript_current() { # out-dir [run]
-	local t=$1/transcript${2:+-$2}.txt rec=$1/transcript${2:+-$2}.inputs changed
+	local t rec changed
+	t=$(run_file "$1" transcript "${2:-}") rec=$(run_file "$1" inputs "${2:-}")
 	[ -s "$t" ] || { echo "no transcript"; return 1; }
 	[ -f "$rec" ] || { echo "no record of what it was booted from"; return 1; }
 	changed=$(diff <(boot_inputs "$1") "$rec" | sed -n 's/^> \([a-z]*\).*/\1/p' | tr '\n' ' ')

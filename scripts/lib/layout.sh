@@ -68,6 +68,10 @@ layout_paths() {
 	LOGS=$BUILD_DIR/logs
 }
 
+# The log of a kernel's make (LABEL: a step's slug, or the name of the
+# output dir of kernel-build.sh --out: try, bisect)
+kernel_log() { echo "$LOGS/kernel-$1.log"; } # label
+
 # The kernel source we build from: Debian's package of Linux 6.1
 # (source/linux-source.sh fetches and records it, source/deps.sh asks
 # apt for the host's), its Debian package version, and its tarball.

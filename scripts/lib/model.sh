@@ -31,6 +31,19 @@ step_dir() { echo "$LAB_ROOT/steps/$1"; }
 # another one (a bench's, an import's, a bundle's stage), or BUILD_DIR
 step_out_in() { echo "$1/${STEP_OUT[$2]}"; } # build-dir slug
 step_out() { step_out_in "$BUILD_DIR" "$1"; }
+# the steps' outputs of a build dir
+steps_out() { echo "$1/$STEPS_REL"; } # build-dir
+# what history predicts for its runs
+step_expected() { echo "${STEP_EXPECTED[$1]}"; }
+# A file of one boot in an output dir, as labhost/layout.py names it:
+# WHAT is transcript, inputs, serial, boot_seconds, ...; RUN the boot's
+# name (boot.sh --run; the demo's when none)
+run_file() { # out-dir what [run]
+	local run=${3:-$DEMO_RUN} sfx='' f=${RUN_FILE[$2]:?"run_file: no file '$2' in labhost/layout.py"}
+	[ "$run" = "$DEMO_RUN" ] || sfx=-$run
+	f=${f//\{sfx\}/$sfx}
+	echo "$1/${f//\{run\}/$run}"
+}
 # the branch its patches go on (the previous step's, or baseline)
 step_base() { echo "${STEP_BASE[$1]}"; }
 # its own kernel config fragment (nothing: the lab's alone)

@@ -47,7 +47,7 @@ for s in "${steps[@]}"; do
 			fail "$S: $(tail -n 1 "$TLOG/$s-$t.out")"
 		fi
 		tap_run "$LAB_PYTHON" "$SCRIPTS/tests/gdbcheck.py" --label "$S" "$(step_dir "$s")/gdb-checks" \
-			"$out/gdb-$t.log" "$out/transcript-$t.txt"
+			"$(run_file "$out" gdb_log "$t")" "$(run_file "$out" transcript "$t")"
 		[ "$t" = kgdb ] || continue
 		# the lab's ending (k) leaves kgdb waiting for nothing: the safety
 		# net (gdb/kgdb-closer.py) found nothing to do, or the guest gone
@@ -64,7 +64,9 @@ done
 # kernels for their demo meanwhile).
 left=
 for s in "${steps[@]}"; do
-	left+=$(pgrep -f -- "qemu-system-x86_64 .*-serial file:$(step_out "$s")/serial-(gdbstub|kgdb)\.log" || true)
+	for t in "${transports[@]}"; do
+		left+=$(pgrep -f -- "qemu-system-x86_64 .*-serial file:$(run_file "$(step_out "$s")" serial "$t")" || true)
+	done
 done
 if [ -z "$left" ]; then
 	pass "no QEMU of these sessions is left running"

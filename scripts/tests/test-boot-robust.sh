@@ -31,7 +31,7 @@ fo=$(step_out "$first")
 # 1. Ctrl-C during a boot: no QEMU is left, and the guest did not get to
 # finish first. The step whose boot took longest last time gives the
 # most room. QEMU is boot.sh's child, in a group of its own.
-s=$(for x in $(step_slugs); do echo "$(cat "$(step_out "$x")/boot-seconds" 2>/dev/null || echo 0) $x"; done |
+s=$(for x in $(step_slugs); do echo "$(cat "$(run_file "$(step_out "$x")" boot_seconds)" 2>/dev/null || echo 0) $x"; done |
 	sort -n | tail -n 1 | cut -d' ' -f2)
 start_child env --default-signal=INT "$SCRIPTS/boot/boot.sh" demo "$s" --run ctrl-c </dev/null >"$tmp/boot.log" 2>&1
 pid=$CHILD_PID
@@ -44,7 +44,7 @@ kill -INT -- "-$pid"
 stopped=0
 [ -z "$q" ] || ! until_ms 10000 still_running "$pid" "$q" || stopped=1
 ms=$(($(now_ms) - t0))
-ended=$(grep -c '^LAB-END' "$(step_out "$s")/serial-ctrl-c.log" 2>/dev/null || true)
+ended=$(grep -c '^LAB-END' "$(run_file "$(step_out "$s")" serial ctrl-c)" 2>/dev/null || true)
 if [ -z "$q" ]; then
 	fail "Ctrl-C during a boot of $s: QEMU never started ($(cat "$tmp/boot.log"))"
 elif [ "$stopped" = 1 ] && [ "$ended" = 0 ]; then
@@ -56,24 +56,24 @@ stop_child "$pid"
 
 # 2. make run STEP=1 stopped by Ctrl-C a second into its boot leaves the
 # step's transcript as it was: a boot writes a new one whole, or none.
-if [ -s "$fo/transcript.txt" ]; then
-	cp "$fo/transcript.txt" "$tmp/before.txt"
-	cp "$fo/transcript.inputs" "$tmp/before.inputs" 2>/dev/null || : >"$tmp/before.inputs"
+if [ -s "$(run_file "$fo" transcript)" ]; then
+	cp "$(run_file "$fo" transcript)" "$tmp/before.txt"
+	cp "$(run_file "$fo" inputs)" "$tmp/before.inputs" 2>/dev/null || : >"$tmp/before.inputs"
 	# (under this command's lock, which it inherits: the same build dir)
 	start_child env --default-signal=INT make -s -C "$LAB_ROOT" run STEP=1 </dev/null >"$tmp/run.log" 2>&1
 	pid=$CHILD_PID
 	# until its QEMU runs, then a second more
 	# shellcheck disable=SC2016 # eval expands it
-	until_ms 60000 eval '! pgrep -f -- "-serial file:$fo/serial-demo.log" >/dev/null' || true
+	until_ms 60000 eval '! pgrep -f -- "-serial file:$(run_file "$fo" serial)" >/dev/null' || true
 	sleep 1
 	kill -INT -- "-$pid"
 	until_ms 10000 kill -0 "$pid" 2>/dev/null || true
 	stop_child "$pid"
-	if cmp -s "$tmp/before.txt" "$fo/transcript.txt" && cmp -s "$tmp/before.inputs" "$fo/transcript.inputs" &&
-		! grep -q '^LAB-END' "$fo/serial-demo.log"; then
+	if cmp -s "$tmp/before.txt" "$(run_file "$fo" transcript)" && cmp -s "$tmp/before.inputs" "$(run_file "$fo" inputs)" &&
+		! grep -q '^LAB-END' "$(run_file "$fo" serial)"; then
 		pass "make run STEP=1 interrupted mid-boot leaves the step's previous transcript and its inputs, byte for byte"
 	else
-		fail "make run STEP=1 interrupted mid-boot leaves the step's previous transcript, byte for byte ($(cmp "$tmp/before.txt" "$fo/transcript.txt" 2>&1); run: $(tail -n 2 "$tmp/run.log"))"
+		fail "make run STEP=1 interrupted mid-boot leaves the step's previous transcript, byte for byte ($(cmp "$tmp/before.txt" "$(run_file "$fo" transcript)" 2>&1); run: $(tail -n 2 "$tmp/run.log"))"
 	fi
 	# the step's demo again, for what comes after (its inputs are the same)
 	"$SCRIPTS/boot/boot.sh" demo "$first" >"$tmp/reboot.log" 2>&1 || true

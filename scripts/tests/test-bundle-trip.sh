@@ -57,7 +57,7 @@ else
 	fail "the imported files are this build's bytes; these differ: ${differ[*]}"
 fi
 # make run ends with verdicts.sh check: history decides its status
-if run make -s -C "$LAB_ROOT" run STEP=1 BUILD_DIR="$laptop" && grep -q '^LAB-END' "$(step_out_in "$laptop" "$(first_step)")/transcript.txt"; then
+if run make -s -C "$LAB_ROOT" run STEP=1 BUILD_DIR="$laptop" && grep -q '^LAB-END' "$(run_file "$(step_out_in "$laptop" "$(first_step)")" transcript)"; then
 	pass "make run STEP=1 boots the imported kernel and initramfs, and its verdicts match history"
 else
 	fail "make run STEP=1 boots the imported kernel and initramfs, and its verdicts match history"

@@ -25,7 +25,7 @@ s=$(resolve_step "${1:-$(first_step)}")
 out=$(step_out "$s")
 { [ -f "$out/bzImage" ] && [ -f "$out/gdb-helpers/vmlinux-gdb.py" ]; } || die "step $s is not built yet (run: make)"
 run=kgdb-ending
-serial=$out/serial-$run.log
+serial=$(run_file "$out" serial "$run")
 link_log=$out/lossy-link.log
 gdblog=$out/gdb-$run.log
 # how long a stuck guest is watched to make no progress, and how long a
@@ -58,7 +58,7 @@ session() { # gdb's arguments before it connects... -- the ending's...
 	while [ "$1" != -- ]; do before+=("$1"); shift; done
 	after=("${@:2}")
 	debug_channel kgdb "$out" 0 "$run"
-	debug_boot "$s" "$run" "$(boot_limit "$(grep -c . "$out/programs")")" "$out/boot-$run.log"
+	debug_boot "$s" "$run" "$(boot_limit "$(grep -c . "$out/programs")")" "$(run_file "$out" boot_log "$run")"
 	rm -f "$link_log"
 	GDB_RC=0
 	run_child "$LIMIT_GDB_EXTRA" gdb "${before[@]}" "${DBG_SETTINGS[@]}" \
@@ -105,7 +105,7 @@ for ending in lab-release detach quit; do
 	if [ "$rc" -eq 0 ] && { [ "$CLOSER_STATE" = running ] || [ "$CLOSER_STATE" = ended ]; }; then
 		pass "after the lab's $ending, the guest ran to its end, and the safety net had nothing to do ($CLOSER_STATE)"
 	else
-		fail "after the lab's $ending, the guest ran to its end (boot.sh: $rc, $(tail -n 1 "$out/boot-$run.log")), and the safety net had nothing to do (it found: '$CLOSER_STATE')"
+		fail "after the lab's $ending, the guest ran to its end (boot.sh: $rc, $(tail -n 1 "$(run_file "$out" boot_log "$run")")), and the safety net had nothing to do (it found: '$CLOSER_STATE')"
 	fi
 done
 
@@ -115,7 +115,7 @@ done
 # holds 278 such writes, it loses bytes (QEMU gives up on them). The
 # socket is the control: it shows why the lab does not use one.
 pause_session() { # what
-	debug_boot "$s" "$run" "$(boot_limit "$(grep -c . "$out/programs")")" "$out/boot-$run.log"
+	debug_boot "$s" "$run" "$(boot_limit "$(grep -c . "$out/programs")")" "$(run_file "$out" boot_log "$run")"
 	PAUSE_RC=0
 	PAUSE_OUT=$(run_child "$LIMIT_GDB_EXTRA" "$LAB_PYTHON" "$SCRIPTS/tests/kgdb-pause.py" "$DBG_WHERE" 0.5 3 \
 		</dev/null 2>&1) || PAUSE_RC=$?

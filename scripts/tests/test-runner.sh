@@ -75,11 +75,11 @@ for s in $(step_slugs); do
 	o=$(step_out_in "$b" "$s")
 	mkdir -p "$o"
 	echo "kernel $s" >"$o/bzImage" && echo "initramfs $s" >"$o/initramfs.cpio"
-	printf 'LAB-BEGIN step=%s\nLAB-END step=%s\n' "$(step_number "$s")" "$(step_number "$s")" >"$o/transcript.txt"
+	printf 'LAB-BEGIN step=%s\nLAB-END step=%s\n' "$(step_number "$s")" "$(step_number "$s")" >"$(run_file "$o" transcript)"
 	(
 		# shellcheck source=../lib/inputs.sh
 		. "$SCRIPTS/lib/inputs.sh"
-		boot_inputs "$o" >"$o/transcript.inputs"
+		boot_inputs "$o" >"$(run_file "$o" inputs)"
 	)
 done
 echo "another kernel" >"$(step_out_in "$b" "$(first_step)")/bzImage"

@@ -17,7 +17,7 @@ src_id="tree 2 $(linux_source_version) $(stat -c '%s %Y' "$LINUX_TARBALL" 2>/dev
 	die "$LINUX_TARBALL not found (see $BUILD_DIR/linux-source.txt)"
 if [ "$(cat "$KSRC/.git/lab-source-id" 2>/dev/null)" != "$src_id" ]; then
 	say "kernel tree: extracting $LINUX_TARBALL (linux-source $(linux_source_version))"
-	rm -rf "$KSRC" "$KSRC.tmp" "$BUILD_DIR/steps"
+	rm -rf "$KSRC" "$KSRC.tmp" "$(steps_out "$BUILD_DIR")"
 	mkdir -p "$KSRC.tmp"
 	run_logged "extract" "$LOGS/kernel-extract.log" "$LIMIT_KERNEL_BUILD" \
 		tar -xf "$LINUX_TARBALL" -C "$KSRC.tmp" --strip-components=1

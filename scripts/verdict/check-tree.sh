@@ -29,9 +29,9 @@ rev=$(git -C "$KSRC" rev-parse --short HEAD) || exit 125
 "$SCRIPTS/boot/boot.sh" demo "$s" --out "$out" || exit 125
 rc=0
 "$LAB_PYTHON" -m labhost.results check --skip-on-error --number "$(step_number "$s")" \
-	--label "$rev against $s" "$LAB_ROOT/steps/$s/expected" "$out/transcript.txt" || rc=$?
+	--label "$rev against $s" "$(step_expected "$s")" "$(run_file "$out" transcript)" || rc=$?
 case $rc in
-0) say "$rev is good: every run as steps/$s/expected predicts" ;;
+0) say "$rev is good: every run as ${STEP_EXPECTED[$s]#"$LAB_ROOT"/} predicts" ;;
 125) say "$rev cannot be tested: a run ended in an error" ;;
 *) say "$rev is bad" ;;
 esac

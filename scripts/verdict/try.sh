@@ -38,7 +38,7 @@ if [ -z "${OPT[goal]}" ] && [ -n "$(step_goal "$on")" ]; then
 	goal=$on goal_file=$(step_goal "$on") goal_label="step $(step_number "$on")'s goal"
 else
 	goal=$(resolve_step "${OPT[goal]:-$(pristine_step)}")
-	goal_file=$LAB_ROOT/steps/$goal/expected goal_label="step $(step_number "$goal")"
+	goal_file=$(step_expected "$goal") goal_label="step $(step_number "$goal")"
 fi
 out=$BUILD_DIR/try
 git_k() { git -C "$KSRC" "$@"; }
@@ -112,7 +112,7 @@ done
 # 3. Build it, incrementally in the shared build dir; a compile error is
 # shown as the compiler's own lines, not a page of make.
 if ! "$SCRIPTS/kernel/kernel-build.sh" --out "$out" --config-of "$on" >"$out/build.log" 2>&1; then
-	log=$LOGS/kernel-try.log
+	log=$(kernel_log "$(basename "$out")")
 	errs=$(grep -E '^[^ :]+:[0-9]+(:[0-9]+)?: (fatal )?error: ' "$log" 2>/dev/null | head -n 8)
 	if [ -n "$errs" ]; then
 		die "the kernel does not compile with your change. The compiler said:
@@ -128,7 +128,7 @@ fi
 rc=0
 "$SCRIPTS/boot/boot.sh" demo "$goal" --out "$out" --run try >"$out/boot.log" 2>&1 || rc=$?
 if [ "$rc" -ne 0 ]; then
-	serial=$out/serial-try.log
+	serial=$(run_file "$out" serial try)
 	panic=$(grep -m 1 -E 'Kernel panic|BUG:|Oops|general protection' "$serial" 2>/dev/null || true)
 	die "your kernel did not run the guest to its end: $(grep -m 1 '^error: ' "$out/boot.log" | sed 's/^error: //')${panic:+
 The kernel said: $panic}
@@ -144,8 +144,8 @@ transcript_current "$base" >/dev/null || "$SCRIPTS/boot/boot.sh" demo "$on" >"$o
 	warn "step $on could not be booted for the base column (${out#"$LAB_ROOT"/}/base-boot.log)"
 echo
 rc=0
-"$LAB_PYTHON" -m labhost.results judge --base "step $(step_number "$on") (measured)" "$base/transcript.txt" \
-	--goal "$goal_label" "$goal_file" "$out/transcript-try.txt" |
+"$LAB_PYTHON" -m labhost.results judge --base "step $(step_number "$on") (measured)" "$(run_file "$base" transcript)" \
+	--goal "$goal_label" "$goal_file" "$(run_file "$out" transcript try)" |
 	tee "$out/verdict.txt" || rc=$?
-info "files: ${out#"$LAB_ROOT"/}/ (transcript-try.txt, serial-try.log, verdict.txt); the branch: lab-try"
+info "files: ${out#"$LAB_ROOT"/}/ ($(basename "$(run_file "$out" transcript try)"), $(basename "$(run_file "$out" serial try)"), verdict.txt); the branch: lab-try"
 exit "$rc"

@@ -14,18 +14,19 @@ cd "$LAB_ROOT" # paths in the messages are the repository's
 
 check() {
 	local s=$1 t
-	t=$(step_out "$s")/transcript${2:+-$2}.txt
+	t=$(run_file "$(step_out "$s")" transcript "${2:-}")
 	[ -f "$t" ] || die "step $s has not run: no $t"
 	"$LAB_PYTHON" -m labhost.results check --number "$(step_number "$s")" --label "step $(step_number "$s")" \
-		"steps/$s/expected" "$t"
+		"$(expected_rel "$s")" "$t"
 }
+# (as the repository names it: the messages quote it)
+expected_rel() { local e; e=$(step_expected "$1"); echo "${e#"$LAB_ROOT"/}"; }
 
 matrix() {
-	local s args=()
+	local s t args=()
 	for s in $(step_slugs); do
-		[ -f "$(step_out "$s")/transcript.txt" ] &&
-			args+=(--step "step $(step_number "$s")" "$(step_title "$s")" \
-				"steps/$s/expected" "$(step_out "$s")/transcript.txt")
+		t=$(run_file "$(step_out "$s")" transcript)
+		[ -f "$t" ] && args+=(--step "step $(step_number "$s")" "$(step_title "$s")" "$(expected_rel "$s")" "$t")
 	done
 	[ ${#args[@]} -gt 0 ] || die "no step has run yet"
 	"$LAB_PYTHON" -m labhost.results matrix --txt "$BUILD_DIR/matrix.txt" --md "$BUILD_DIR/matrix.md" "${args[@]}"

@@ -61,6 +61,20 @@ skip_imported() { # what
 # hash of shellcheck's version, its settings and every script. Until a
 # script changes, the next run reads them (the edit loop of make check,
 # where Python changed), and says so.
+# One test per file: a linter's findings about it ("FILE:LINE:..." lines
+# in FINDINGS) fail it.
+lint_files() { # tool findings file...
+	local tool=$1 out=$2 f
+	shift 2
+	for f in "$@"; do
+		if grep -q "^$f:" "$out"; then
+			fail "$tool $f
+$(grep "^$f:" "$out" | head -n 10)"
+		else
+			pass "$tool $f"
+		fi
+	done
+}
 suite_shellcheck() {
 	local f files=() key rc=0 other cache=$BUILD_DIR/shellcheck-passed
 	tap_begin
@@ -83,23 +97,16 @@ suite_shellcheck() {
 		finish
 		return
 	fi
-	for f in "${files[@]}"; do
-		if grep -q "^$f:" "$TLOG/shellcheck.out"; then
-			fail "shellcheck $f
-$(grep "^$f:" "$TLOG/shellcheck.out" | head -n 10)"
-		else
-			pass "shellcheck $f"
-		fi
-	done
+	lint_files shellcheck "$TLOG/shellcheck.out" "${files[@]}"
 	[ "$rc" -ne 0 ] || echo "$key" >"$cache"
 	finish
 }
 
 suite_pyflakes() {
-	local f files=() rc=0
+	local files=() rc=0
 	tap_begin
 	command -v pyflakes3 >/dev/null || { fail "pyflakes3 is installed (make installs it)"; finish; return; }
-	mapfile -t files < <(cd "$LAB_ROOT" && git ls-files -- '*.py' '*.py.in' | grep -v '\.py\.in$' | LC_ALL=C sort)
+	mapfile -t files < <(cd "$LAB_ROOT" && git ls-files -- '*.py' | LC_ALL=C sort)
 	# 0: all clean, 1: findings; a line that is not a finding is pyflakes
 	# failing to run
 	(cd "$LAB_ROOT" && pyflakes3 "${files[@]}") >"$TLOG/pyflakes.out" 2>&1 || rc=$?
@@ -108,14 +115,7 @@ suite_pyflakes() {
 		finish
 		return
 	fi
-	for f in "${files[@]}"; do
-		if grep -q "^$f:" "$TLOG/pyflakes.out"; then
-			fail "pyflakes3 $f
-$(grep "^$f:" "$TLOG/pyflakes.out" | head -n 10)"
-		else
-			pass "pyflakes3 $f"
-		fi
-	done
+	lint_files pyflakes3 "$TLOG/pyflakes.out" "${files[@]}"
 	finish
 }
 

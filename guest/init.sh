@@ -199,6 +199,7 @@ Try: automount --step $step \$DAEMON_LIMITS ; systemd-style-i386 --step $step \$
 (DAEMON_LIMITS="$DAEMON_LIMITS", PIPE_LIMITS="$PIPE_LIMITS": the lab's limits, from the kernel command line)
 packet-pipe-x86_64 --step $step \$PIPE_LIMITS ; autofs-layout-i386 --step $step
 Debian's own automount: /lab/debian-run.sh $step debian-automount i386 automount 1 $read_ms
+A bpf link's cookie (step 6's kernel has BPF): bpf-cookie-i386 --step $step --cookie 42 ; bpf-rawtp-x32 --step $step
 The name you run a program by is the name the kernel sees (comm).
 Leave with: exit (or Ctrl-D); the guest powers off.
 MSG

@@ -87,11 +87,19 @@ parse_args "$usage" -- "$@"
 case $cmd in
 all)
 	[ ${#ARGS[@]} -eq 0 ] || usage_error "$usage"
-	# step by step, each booted when built: a step with a kernel config
-	# of its own (a cold build of minutes) comes after the others' rows;
-	# an imported bundle is checked once
+	# step by step, each booted when built; before a step with a kernel
+	# config of its own (a cold build of minutes), the matrix of the
+	# steps so far. An imported bundle is checked once.
 	! lab_imported || build
+	done_steps=()
 	for s in $(step_slugs); do
+		if [ -n "$(step_config "$s")" ] && [ ${#done_steps[@]} -gt 0 ] && ! lab_imported; then
+			echo
+			say "outcome matrix so far (step $(step_number "$s") builds a kernel of its own config next; the whole matrix comes last)"
+			"$SCRIPTS/verdict/verdicts.sh" matrix "${done_steps[@]}" || true
+			echo
+		fi
+		done_steps+=("$s")
 		lab_imported || build "$s"
 		run_step "$s"
 		"$LAB_PYTHON" -m labhost.results show "$(run_file "$(step_out "$s")" transcript)" | sed 's/^/    /'

@@ -7,6 +7,7 @@
 #                            (RUN: the transcript of boot.sh --run RUN)
 #   verdicts.sh matrix       the outcome matrix of every step that has
 #                            run, also written to build/matrix.txt and .md
+#   verdicts.sh matrix STEP...  the matrix of these steps only, printed
 # shellcheck source=../lib/core.sh
 . "$(dirname "$0")/../lib/core.sh"
 lab_setup
@@ -22,14 +23,15 @@ check() {
 # (as the repository names it: the messages quote it)
 expected_rel() { local e; e=$(step_expected "$1"); echo "${e#"$LAB_ROOT"/}"; }
 
-matrix() {
-	local s t args=()
-	for s in $(step_slugs); do
+matrix() { # [step...]: these only, and not kept
+	local s t args=() keep=(--txt "$BUILD_DIR/matrix.txt" --md "$BUILD_DIR/matrix.md") steps=("$@")
+	[ $# -eq 0 ] && mapfile -t steps < <(step_slugs) || keep=()
+	for s in "${steps[@]}"; do
 		t=$(run_file "$(step_out "$s")" transcript)
 		[ -f "$t" ] && args+=(--step "step $(step_number "$s")" "$(step_title "$s")" "$(expected_rel "$s")" "$t")
 	done
 	[ ${#args[@]} -gt 0 ] || die "no step has run yet"
-	"$LAB_PYTHON" -m labhost.results matrix --txt "$BUILD_DIR/matrix.txt" --md "$BUILD_DIR/matrix.md" "${args[@]}"
+	"$LAB_PYTHON" -m labhost.results matrix "${keep[@]}" "${args[@]}"
 }
 
 case ${1:-} in
@@ -39,6 +41,10 @@ check)
 	s=$(resolve_step "${2:-}")
 	check "$s" "${4:-}"
 	;;
-matrix) matrix ;;
+matrix)
+	slugs=()
+	for a in "${@:2}"; do slugs+=("$(resolve_step "$a")"); done
+	matrix "${slugs[@]}"
+	;;
 *) die "usage: verdicts.sh check STEP | matrix" ;;
 esac

@@ -86,6 +86,42 @@ def rules(tc):
           EXPECTED.replace("broken  leftover", "error   leftover"), GOOD)
 
 
+COOKIE = "bpf-cookie i386 bpf-cookie broken misplaced sent=0x1122334455667788 seen=0x0000000011223344 at=20 read_at=24\n"
+
+
+def cookie(cause="misplaced", seen="0x0000000011223344", read_at="24", values=None, verdict="broken"):
+    """A bpf-cookie RESULT line (step 6's): the values after got=."""
+    v = values if values is not None else (
+        "sent=0x1122334455667788 seen=%s at=20 read_at=%s" % (seen, read_at))
+    return ('RESULT step=1 reader=bpf-cookie abi=i386 comm=bpf-cookie verdict=%s cause=%s '
+            'packets=1 queued=- want=- got=-%s detail="x"' % (verdict, cause, " " + v if v else ""))
+
+
+# Step 6's rows name values too: the cookie sent and seen, where the
+# program put it and where the kernel read it. Each must be able to fail.
+def values(tc):
+    ok, why = run(COOKIE, [cookie()])
+    tc.check(ok, "a cookie seen as history predicts passes" + (" (%s)" % why if why else ""))
+    fails(tc, "a cookie lost (seen 0, read nowhere) where it should be misplaced fails",
+          "cause lost", COOKIE, [cookie("lost", "0x0000000000000000", "-")])
+    fails(tc, "misplaced, but another value seen, fails", "seen=0x5566778800000000 where",
+          COOKIE, [cookie(seen="0x5566778800000000")])
+    fails(tc, "the right value read at another offset fails", "read_at=28 where 24",
+          COOKIE, [cookie(read_at="28")])
+    fails(tc, "a line without the values history names fails", "at=(none) where",
+          COOKIE, [cookie(values="")])
+    fails(tc, "a value that is not a number is malformed", "is not one of",
+          COOKIE, [cookie(values="sent=0x1122334455667788 seen=zz at=20 read_at=24")])
+    fails(tc, "a value history does not know is malformed", "is not one of",
+          COOKIE, [cookie(values="sent=1 bogus=2 seen=0x0000000011223344 at=20 read_at=24")])
+    r = results.parse_line(cookie())
+    tc.check(results.cell_text(r) == "broken (0x0000000011223344 at 24)",
+             "the matrix says what the kernel read and where: %s" % results.cell_text(r))
+    ok, why = run(COOKIE.replace("at=20", "at=0x14"), [cookie(values="sent=1234605616436508552 "
+                                                                    "seen=0x11223344 at=20 read_at=24")])
+    tc.check(ok, "a value is a number, in decimal or hex alike" + (" (%s)" % why if why else ""))
+
+
 def cells(tc):
     r = results.parse_line(GOOD[0])
     tc.check(results.cell_text(r) == "broken (leftover 4)",
@@ -132,6 +168,9 @@ class Rules(tapunit.Checks):
 
     def test_cells(self):
         cells(self)
+
+    def test_values(self):
+        values(self)
 
     def test_gdb_values(self):
         gdb_values(self)

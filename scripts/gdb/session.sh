@@ -95,6 +95,9 @@ debug_boot() { # slug run timeout-s boot-log
 # shellcheck disable=SC2034
 gdb_base_args() { # slug out-dir transport
 	GDB_BASE=(-q -nx
+		# no bytecode caches: the kernel's helpers are part of the step's
+		# output (a bundle carries them, a rebuild must match them)
+		-iex "python import sys; sys.dont_write_bytecode = True"
 		-iex "set pagination off" -iex "set confirm off" -iex "set width 0"
 		-iex "set print pretty off"
 		# no source text at stops: build/linux has one step's branch checked

@@ -41,13 +41,23 @@ for s in "${steps[@]}"; do
 	for t in "${transports[@]}"; do
 		S="step $s $t" out=$(step_out "$s")
 		start=$SECONDS
-		if "$SCRIPTS/gdb/gdb.sh" "$t" "$s" --batch >"$TLOG/$s-$t.out" 2>&1; then
+		# (without the caller's PYTHONDONTWRITEBYTECODE: the check below
+		# must see what a learner's gdb writes)
+		if env -u PYTHONDONTWRITEBYTECODE "$SCRIPTS/gdb/gdb.sh" "$t" "$s" --batch >"$TLOG/$s-$t.out" 2>&1; then
 			pass "$S: gdb script and guest ran to their end in $((SECONDS - start)) s"
 		else
 			fail "$S: $(tail -n 1 "$TLOG/$s-$t.out")"
 		fi
 		tap_run "$LAB_PYTHON" "$SCRIPTS/tests/gdbcheck.py" --label "$S" "$(step_dir "$s")/gdb-checks" \
 			"$(run_file "$out" gdb_log "$t")" "$(run_file "$out" transcript "$t")"
+		# the kernel's helpers are the step's output, which a bundle carries
+		# and a rebuild must match: a session leaves them as built
+		written=$(find "$out/gdb-helpers" -name __pycache__ -o -name '*.pyc' | head -n 3)
+		if [ -z "$written" ]; then
+			pass "$S: the session wrote nothing into the step's gdb helpers"
+		else
+			fail "$S: the session wrote into the step's gdb helpers: $written"
+		fi
 		[ "$t" = kgdb ] || continue
 		# the lab's ending (k) leaves kgdb waiting for nothing: the safety
 		# net (gdb/kgdb-closer.py) found nothing to do, or the guest gone

@@ -16,7 +16,7 @@ suite_table() {
 	cat <<'EOF'
 shellcheck       check  c  every shell script passes shellcheck
 pyflakes         check  d  every Python file passes pyflakes (Debian's pyflakes3)
-limits           check  c  the guest has no time limit of its own: lib/limits.sh only
+limits           check  c  the guest and the host have no time limit of their own: lib/limits.sh only
 model            check  c  the step model: every reader of steps/ says the same (on fakes)
 results          check  c  the rules that compare RESULT lines and gdb values with history
 scan-units       check  d  the scanner's parsers, on canned pahole output

@@ -67,8 +67,21 @@ for f in "$guest"/*.c "$guest"/*.h; do
 	scan "$f" "\<($names)[[:space:]]*=[[:space:]]*[^=;,)}]*[0-9A-Z][^;,)}]*|^[[:space:]]*#[[:space:]]*define[[:space:]]+[A-Z0-9_]*(TIMEOUT|READ_MS|WATCHDOG|LIMIT)[A-Z0-9_]*[[:space:]]+\(?[0-9]+|$hint"
 done
 
+# 3. The host side waits on literal numbers nowhere either: a time limit
+# there comes from lib/limits.sh too (a command's timeout, gdb's
+# remotetimeout, a Python socket's or subprocess's timeout, a default
+# seconds argument). The tests themselves may shrink one.
+if [ "$guest" = "$LAB_ROOT/guest" ]; then
+	host='\<timeout( -[a-zA-Z] [^ ]+)* [0-9]+|remotetimeout [0-9]+|settimeout\([0-9.]+\)|timeout=[0-9.]+|(seconds|limit|timeout)=[0-9.]+\)'
+	while IFS= read -r hit; do
+		echo "$hit: a time limit of the host's own (scripts/lib/limits.sh is their table)"
+		bad=1
+	done < <(cd "$LAB_ROOT" && git ls-files -- scripts gdb-scripts docs/generators ':!scripts/tests' |
+		grep -E '\.(sh|py|gdb)$' | xargs grep -nHE -e "$host" | grep -vE ':[0-9]+:[[:space:]]*#')
+fi
+
 if [ "$bad" = 0 ]; then
-	echo "the guest has no limit of its own: $(limits_cmdline), from the kernel command line"
+	echo "the guest has no limit of its own: $(limits_cmdline), from the kernel command line; the host none outside lib/limits.sh"
 else
 	echo "the guest takes its limits from the kernel command line only (scripts/lib/limits.sh, limits_cmdline)"
 fi

@@ -64,7 +64,9 @@ build() { # slugs
 		return
 	fi
 	[ ${#steps[@]} -gt 0 ] || mapfile -t steps < <(step_slugs)
-	"$SCRIPTS/tree/kernel-tree.sh"
+	# the tree once per command (make builds step by step)
+	[ -n "${TREE_DONE:-}" ] || "$SCRIPTS/tree/kernel-tree.sh"
+	TREE_DONE=1
 	"$SCRIPTS/kernel/kernel-build.sh" "${steps[@]}"
 	for s in "${steps[@]}"; do
 		"$SCRIPTS/guest/guest-build.sh" "$s"

@@ -76,12 +76,10 @@ ref=$(cat "$(step_out_in "$lab" "$(first_step)")/kernel-build-seconds")
 [ "$ref" -gt 0 ] || die "bench: no kernel build time for the first step"
 row "cold kernel build, step $(first_step) (the reference)" "$ref" "inside make"
 row "make, from scratch (every kernel, guest and boot)" "$SECS" "$(grep -o 'all [0-9]* cells match history' "$bench/make.log" || echo 'see make.log')" "$FLOOR"
-prev=
 for s in $(step_slugs); do
 	how="after the one before"
-	[ "$(step_kout "$s" x)" = "$(step_kout "${prev:-$s}" x)" ] || how="its own config: cold"
-	[ -z "$prev" ] || row "  kernel build, step $s ($how)" "$(cat "$(step_out_in "$lab" "$s")/kernel-build-seconds")"
-	prev=$s
+	[ -z "$(step_config "$s")" ] || how="its own config: cold"
+	[ "$s" = "$(first_step)" ] || row "  kernel build, step $s ($how)" "$(cat "$(step_out_in "$lab" "$s")/kernel-build-seconds")"
 done
 for s in $(step_slugs); do
 	o=$(step_out_in "$lab" "$s")

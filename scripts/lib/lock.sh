@@ -53,15 +53,15 @@ lock_holder_gone() { # lock-file
 		[ "$p" != "$BASHPID" ] && [ "$p" != $$ ] && holders+=("$p")
 	done
 	[ ${#holders[@]} -gt 0 ] || return 0
-	local stopped=()
+	local killed_pids=()
 	for p in $(printf '%s\n' "${holders[@]}" | sort -u); do
 		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "LAB_LOCKED=$owner" || continue
 		warn "the lab command of pid $owner is gone, but pid $p ($(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-80)), which it started, still holds ${1#"$LAB_ROOT"/}: stopping it"
-		kill -TERM "$p" 2>/dev/null && stopped+=("$p")
+		kill -TERM "$p" 2>/dev/null && killed_pids+=("$p")
 	done
 	# stopped means gone (and the lock with it): SIGKILL after LIMIT_STOP
 	local end=$((SECONDS + LIMIT_STOP))
-	for p in "${stopped[@]}"; do
+	for p in "${killed_pids[@]}"; do
 		while kill -0 "$p" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do sleep 0.05; done
 		kill -KILL "$p" 2>/dev/null || true
 	done

@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 # abiscan/ is next to this script: Python puts its directory first
-from abiscan.compare import compare, x32_relation
+from abiscan.compare import ALIGNED64, COMPAT, NATIVE, aligned64_relation, compare
 from labhost import tapunit
 from labhost.abis import ABIS
 from abiscan.crossing import ioctl_types
@@ -54,7 +54,7 @@ def joined_checks(tc):
             paths.append(os.path.join(d, n))
             with open(paths[-1], "w") as f:
                 f.write(t + "\n")
-        got = compile_joined("x86_64", paths, d, d)
+        got = compile_joined(NATIVE, paths, d, d)
         ok = {os.path.basename(p): rc for p, (rc, _e) in got.items()}
         tc.check(ok == {"a.c": 1, "b.c": 1, "c.c": 0}, "proof: joined files keep their own verdicts, "
                  "a clash is compiled apart", ok)
@@ -132,17 +132,18 @@ def layout_checks(tc):
         tc.check(got == sizes, f"parser: {name} is {'/'.join(sizes)} bytes", got)
         got = [str(next((m.offset for m in t[a].members if m.path == member), None)) for a in ABIS]
         tc.check(got == offs, f"parser: {name}.{member} is at {'/'.join(offs)}", got)
-        v = compare(t["i386"], t["x86_64"])
+        v = compare(t[COMPAT], t[NATIVE])
         tc.check(v.cls == cls, f"compare: {name} is class {cls}", (v.cls, v.detail))
     t = {abi: lay[abi]["abiscan_slot"] for abi in ABIS}
-    tc.check(compare(t["i386"], t["x86_64"]).same_bytes, "compare: abiscan_slot's bytes are identical")
+    tc.check(compare(t[COMPAT], t[NATIVE]).same_bytes, "compare: abiscan_slot's bytes are identical")
     t = {abi: lay[abi]["abiscan_long"] for abi in ABIS}
-    tc.check(not compare(t["i386"], t["x86_64"]).same_bytes, "compare: abiscan_long's layout differs")
-    tc.check(x32_relation(t) == "i386", "x32: abiscan_long has the i386 layout on x32", x32_relation(t))
+    tc.check(not compare(t[COMPAT], t[NATIVE]).same_bytes, "compare: abiscan_long's layout differs")
+    tc.check(aligned64_relation(t) == COMPAT, f"{ALIGNED64}: abiscan_long has the {COMPAT} layout "
+             f"on {ALIGNED64}", aligned64_relation(t))
     t = {abi: lay[abi]["abiscan_bound"] for abi in ABIS}
     names = sorted({m.path for a in ABIS for m in t[a].members})
     tc.check(names == ["a", "m"], "parser: an array's bound is not part of its name", names)
-    v = compare(lay["i386"]["abiscan_flexarr"], lay["x86_64"]["abiscan_flexarr"])
+    v = compare(lay[COMPAT]["abiscan_flexarr"], lay[NATIVE]["abiscan_flexarr"])
     tc.check("items[1]" in v.detail, "compare: abiscan_flexarr names items[1] as moved", v.detail)
     with open(os.path.join(TD, "synthetic.h")) as f:
         ioc = ioctl_types({"abiscan/synthetic.h": f.read()})

@@ -3,7 +3,7 @@
     steps    the step model: steps/ read and checked (the shell asks it
              through model.py, once per lab command)
     model    the model's answers for the shell, as bash declarations
-    abis     the guest ABIs and their compiler flags (guest/abis)
+    abis     the guest ABIs, their compiler flags and roles (guest/abis)
     layout   where a build keeps a step's output (build/steps/SLUG)
     limits   the time limits of scripts/lib/limits.sh, as lab_setup exports them
     results  the guests' RESULT lines, checked against history

@@ -42,7 +42,7 @@ def shell(root, build):
         pristine = model.pristine(root).slug
     except model.StepError:
         pristine = ""
-    pairs = [(a, f) for a, f in abis.read(root)]
+    pairs = [(a, f) for a, f, _ in abis.read(root)]
     return "".join([
         declare_list("STEP_SLUGS", [s.slug for s in all_steps]),
         declare_map("STEP_NUMBER", [(s.slug, str(s.number)) for s in all_steps]),

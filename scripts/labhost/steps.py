@@ -88,7 +88,7 @@ def read_runs(path, where=None, abis=None):
     """The runs of a runs file: [(program, abi, name)], in order. The ABIs
     are those of guest/abis (of the lab at ROOT, unless given)."""
     where = where or path
-    abis = abis or [a for a, _ in read_abis()]
+    abis = abis or [a for a, _, _ in read_abis()]
     runs = []
     for n, line in _lines(path):
         words = line.split()
@@ -180,7 +180,7 @@ class Step:
         if shared not in ("yes", "no"):
             raise StepError("steps/%s/step.conf: shared-runs: yes or no, not %s" % (slug, shared))
         self.runs = []
-        abis = [a for a, _ in read_abis(root)]
+        abis = [a for a, _, _ in read_abis(root)]
         paths = [os.path.join(self.dir, "runs")]
         if shared == "yes":
             paths.append(os.path.join(root, "steps", "runs"))

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from labhost.abis import ABIS
 
 from .cache import SELF_HASH, jobkey, load_json, save_json, sha
-from .compare import Verdict, compare, layout_sig, x32_relation
+from .compare import ALIGNED64, COMPAT, NATIVE, Verdict, aligned64_relation, compare, layout_sig
 from .crossing import crossing, ioctl_types
 from .kernel import annotate, definition_annotation, ksrc_key
 from .layout import Layout, parse_pahole, read_sizes
@@ -32,9 +32,9 @@ class Finding:
     per_abi_decl: list
     verdict: Verdict = None
     sizes: list = field(default_factory=list)
-    x32: str = ""
-    c_i386_x32: int = 0
-    c_x32_x86_64: int = 0
+    aligned64: str = ""              # aligned64_relation(): whose layout ALIGNED64 has
+    c_compat_aligned64: int = 0
+    c_aligned64_native: int = 0
     packing: str = ""
     propagated: list = field(default_factory=list)
     notes: list = field(default_factory=list)
@@ -49,7 +49,7 @@ class Finding:
 
     @property
     def prelude(self):
-        return self.abi["x86_64"].prelude
+        return self.abi[NATIVE].prelude
 
 
 def load_layouts(ctx, hdrs):
@@ -177,13 +177,13 @@ def merge(layouts):
                 partial.append((key, [a for a in ABIS if key in layouts[a]]))
     for g in groups:
         t = {abi: layouts[abi][g[abi]] for abi in ABIS}
-        key = g["x86_64"]
-        where = f"{key[1]}:{t['x86_64'].line}"
+        key = g[NATIVE]
+        where = f"{key[1]}:{t[NATIVE].line}"
         sig = (key[0],) + tuple(layout_sig(t[a]) for a in ABIS)
         if sig in merged:
             merged[sig].decls.append(where)
             continue
-        merged[sig] = Finding(key[0], t["x86_64"].kind, key[1], t["x86_64"].line, t, [where],
+        merged[sig] = Finding(key[0], t[NATIVE].kind, key[1], t[NATIVE].line, t, [where],
                               sorted({f"{a}: {g[a][1]}" for a in ABIS if g[a] != key}))
     return sorted(merged.values(), key=lambda x: (x.name, x.decl)), partial
 
@@ -191,12 +191,12 @@ def merge(layouts):
 def classify(types, texts):
     for t in types:
         t.sizes = [t.abi[a].size for a in ABIS]
-        t.verdict = compare(t.abi["i386"], t.abi["x86_64"])
+        t.verdict = compare(t.abi[COMPAT], t.abi[NATIVE])
         if t.per_abi_decl:
             t.verdict.detail += f" (declared elsewhere for {', '.join(t.per_abi_decl)})"
-        t.x32 = x32_relation(t.abi)
-        t.c_i386_x32 = compare(t.abi["i386"], t.abi["x32"]).cls
-        t.c_x32_x86_64 = compare(t.abi["x32"], t.abi["x86_64"]).cls
+        t.aligned64 = aligned64_relation(t.abi)
+        t.c_compat_aligned64 = compare(t.abi[COMPAT], t.abi[ALIGNED64]).cls
+        t.c_aligned64_native = compare(t.abi[ALIGNED64], t.abi[NATIVE]).cls
         t.packing = definition_annotation(texts.get(t.decl, ""), t.line)
 
 
@@ -208,15 +208,15 @@ def propagate(types):
         byname.setdefault(t.name, []).append(t)
     containers = {}
     for t in types:
-        for n in t.abi["x86_64"].nested:
+        for n in t.abi[NATIVE].nested:
             kind, _, tag = n.tag.partition(" ")
             if tag != "(anonymous)":
                 containers.setdefault((kind, tag), []).append((t.kind, t.name))
         if not t.cls:
             continue
         bytag = {}
-        nb = {n.path: n for n in t.abi["x86_64"].nested}
-        for n in t.abi["i386"].nested:
+        nb = {n.path: n for n in t.abi[NATIVE].nested}
+        for n in t.abi[COMPAT].nested:
             m = nb.get(n.path)
             if m and n.size != m.size and not n.tag.endswith("(anonymous)"):
                 bytag.setdefault(n.tag, []).append(n.path)

@@ -1,9 +1,14 @@
-"""Compare two layouts of one type (i386 with x86_64, say) and classify
-the difference."""
+"""Compare two layouts of one type (compat's with native's, say) and
+classify the difference."""
 
 import hashlib
 import json
 from dataclasses import dataclass
+
+from labhost.abis import ROLE
+
+# the ABIs of the roles the scan compares (guest/abis says why each)
+NATIVE, COMPAT, ALIGNED64 = ROLE["native"], ROLE["compat"], ROLE["aligned64"]
 
 CLASS_NAME = {1: "tail padding only", 2: "members shifted", 3: "member sizes differ"}
 # class 3 in two: a member is wider on one ABI but every byte other members
@@ -80,13 +85,14 @@ def compare(a, b):
     return Verdict(1, f"sizeof {a.size}->{b.size}, all members in place")
 
 
-def x32_relation(t):
-    """Which layout x32 shares: all, x86_64, i386 or its own."""
-    v = {abi: compare(t[abi], t["x32"]).cls == 0 for abi in ("i386", "x86_64")}
-    if v["i386"] and v["x86_64"]:
+def aligned64_relation(t):
+    """Which layout ALIGNED64 shares: "all", NATIVE's or COMPAT's (that
+    ABI's name) or its "own"."""
+    v = {abi: compare(t[abi], t[ALIGNED64]).cls == 0 for abi in (COMPAT, NATIVE)}
+    if v[COMPAT] and v[NATIVE]:
         return "all"
-    if v["x86_64"]:
-        return "x86_64"
-    if v["i386"]:
-        return "i386"
+    if v[NATIVE]:
+        return NATIVE
+    if v[COMPAT]:
+        return COMPAT
     return "own"

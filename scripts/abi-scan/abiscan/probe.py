@@ -11,6 +11,7 @@ import subprocess
 from labhost.limits import limit
 
 from .cache import ABI_FLAG, SELF_HASH, jobkey, sha
+from .compare import NATIVE
 from labhost.abis import ABIS  # guest/abis, their one list
 
 # libc headers a uapi header may silently rely on (tried in this order).
@@ -92,7 +93,7 @@ def find_prelude(ctx, texts, hdr, err):
         for c in uapi_definers(texts, ident, hdr) + LIBC_CANDIDATES:
             if c in prelude:
                 continue
-            ok, new = try_compile(ctx, "x86_64", prelude + [c], hdr)
+            ok, new = try_compile(ctx, NATIVE, prelude + [c], hdr)
             if ok:
                 return prelude + [c], None
             if re.search(r"redefinition|conflicting|redeclar", new):
@@ -124,7 +125,7 @@ def cmd_probe(ctx):
             continue
         if texts is None:
             texts = uapi_texts(ctx)
-        todo.append((h, pkey, want, first_error(ctx.objbase("x86_64", h) + ".err")))
+        todo.append((h, pkey, want, first_error(ctx.objbase(NATIVE, h) + ".err")))
 
     def probe(item):
         h, pkey, want, err = item

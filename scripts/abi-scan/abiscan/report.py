@@ -3,7 +3,9 @@ Markdown fragments the "Where else?" page includes."""
 
 import os
 
-from .compare import CLASS_NAME, REAL, SAME_BYTES
+from labhost.abis import ABIS, FLAG
+
+from .compare import ALIGNED64, CLASS_NAME, COMPAT, NATIVE, REAL, SAME_BYTES
 
 AUTOFS = "autofs_v5_packet"
 OUTPUTS = ["report.txt", "report.tsv", "all-types.tsv", "failed.txt", "where-else-table.md",
@@ -13,6 +15,8 @@ HANDLING_KINDS = ("compat twin", "compat_ioctl handler", "compat_need_64bit_alig
 # the rows of the counts: class 3 in two
 ROWS = [(1, None, CLASS_NAME[1]), (2, None, CLASS_NAME[2]),
         (3, True, f"{CLASS_NAME[3]}: {SAME_BYTES}"), (3, False, f"{CLASS_NAME[3]}: {REAL}")]
+SIZE_COLS = [f"size_{a}" for a in ABIS]
+ABI_COLS, NUM_COLS = " | ".join(ABIS), "---:|" * len(ABIS)     # Markdown's sizes
 
 
 def md(s):
@@ -48,14 +52,15 @@ def counts(flagged):
         ts = [t for t in flagged if in_row(t, row)]
         out.append({"row": row, "n": len(ts),
                     "loud": sum(1 for t in ts if t.crossing.startswith("loud")),
-                    "x32": {r: sum(1 for t in ts if t.x32 == r) for r in ("i386", "x86_64", "own")}})
+                    "like": {r: sum(1 for t in ts if t.aligned64 == r)
+                             for r in (COMPAT, NATIVE, "own")}})
     return out
 
 
 def write_reports(ctx, types, flagged, failed, partial, nhdrs):
     cnt = counts(flagged)
     ncls = {c: sum(1 for t in flagged if t.cls == c) for c in (1, 2, 3)}
-    nosep = [t for t in flagged if t.cls == 3 and t.c_i386_x32 == 3]
+    nosep = [t for t in flagged if t.cls == 3 and t.c_compat_aligned64 == 3]
     c12 = [t for t in flagged if t.cls in (1, 2)]
     handled = {k: sum(1 for t in c12 if k in t.handling) for k in HANDLING_KINDS}
     nofix = sum(1 for t in c12 if "packed/aligned, no fix" in t.handling)
@@ -64,25 +69,25 @@ def write_reports(ctx, types, flagged, failed, partial, nhdrs):
     autofs = [t for t in types if t.name == AUTOFS]
     ndecl = len({t.decl for t in types})
 
-    S = [f"abi-scan: {nhdrs} headers compiled for i386, x86_64 and x32; "
+    S = [f"abi-scan: {nhdrs} headers compiled for {', '.join(ABIS[:-1])} and {ABIS[-1]}; "
          f"{len(types)} named structs/unions from {ndecl} headers compared "
          f"({len(failed)} headers do not compile stand-alone)."]
     for x in cnt:
         c, _same, name = x["row"]
         S.append(f"  class {c} ({name}): {x['n']:4d}   loud (ioctl) {x['loud']}, silent "
-                 f"{x['n'] - x['loud']}; x32 like i386 {x['x32']['i386']}, like x86_64 "
-                 f"{x['x32']['x86_64']}, own layout {x['x32']['own']}")
+                 f"{x['n'] - x['loud']}; {ALIGNED64} like {COMPAT} {x['like'][COMPAT]}, like "
+                 f"{NATIVE} {x['like'][NATIVE]}, own layout {x['like']['own']}")
     S.append("  class 1+2 kernel handling (heuristic): " +
              ", ".join(f"{k} {v}" for k, v in handled.items()) +
              f", nothing found {len(nothing)} (of which packed/aligned that fixes nothing {nofix})")
-    S.append(f"  x32 does not separate the causes for {len(nosep)} class-3 types "
-             f"(member sizes differ between i386 and x32 too)")
+    S.append(f"  {ALIGNED64} does not separate the causes for {len(nosep)} class-3 types "
+             f"(member sizes differ between {COMPAT} and {ALIGNED64} too)")
     S.append(f"  proof: {len(flagged) - len(unproven)} of {len(flagged)} flagged types' sizes and "
              f"offsets compile as _Static_assert on each ABI" +
              (f"; NOT: {', '.join(t.name for t in unproven[:5])}" if unproven else ""))
     for t in autofs:
-        S.append(f"  {AUTOFS}: class {t.cls}, sizes {row_sizes(t)} (i386/x86_64/x32), "
-                 f"x32 like {t.x32}, kernel: {t.handling}, {t.crossing}")
+        S.append(f"  {AUTOFS}: class {t.cls}, sizes {row_sizes(t)} ({'/'.join(ABIS)}), "
+                 f"{ALIGNED64} like {t.aligned64}, kernel: {t.handling}, {t.crossing}")
     S.append(f"  reports: {ctx.out}/report.txt, report.tsv, where-else-table.md; "
              f"assertions in {ctx.out}/proof/")
     summary = "\n".join(S) + "\n"
@@ -99,24 +104,25 @@ def write_reports(ctx, types, flagged, failed, partial, nhdrs):
 
 
 def _tsv(ctx, types, order):
-    cols = ["name", "kind", "header", "line", "size_i386", "size_x86_64", "size_x32", "class",
-            "class_name", "class3_kind", "x32_like", "class_i386_x32", "class_x32_x86_64",
-            "kernel_handling", "crossing", "proof", "detail", "propagated", "notes",
-            "also_declared_in", "compiled_after"]
+    cols = ["name", "kind", "header", "line", *SIZE_COLS, "class",
+            "class_name", "class3_kind", f"{ALIGNED64}_like", f"class_{COMPAT}_{ALIGNED64}",
+            f"class_{ALIGNED64}_{NATIVE}", "kernel_handling", "crossing", "proof", "detail",
+            "propagated", "notes", "also_declared_in", "compiled_after"]
     with open(os.path.join(ctx.out, "report.tsv"), "w") as f:
         f.write("\t".join(cols) + "\n")
         for t in order:
             f.write("\t".join(str(x).replace("\t", " ") for x in [
                 t.name, t.kind, t.decl, t.line, *t.sizes, t.cls, CLASS_NAME[t.cls], class3_kind(t),
-                t.x32, t.c_i386_x32, t.c_x32_x86_64, t.handling, t.crossing, proof_text(t),
-                t.verdict.detail, "; ".join(t.propagated), "; ".join(t.notes),
+                t.aligned64, t.c_compat_aligned64, t.c_aligned64_native, t.handling, t.crossing,
+                proof_text(t), t.verdict.detail, "; ".join(t.propagated), "; ".join(t.notes),
                 ",".join(t.decls[1:]), ",".join(t.prelude)]) + "\n")
     # every type compared, flagged or not (tests use it)
     with open(os.path.join(ctx.out, "all-types.tsv"), "w") as f:
-        f.write("name\tkind\theader\tline\tsize_i386\tsize_x86_64\tsize_x32\tclass\tx32_like\tpacking\n")
+        f.write("\t".join(["name", "kind", "header", "line", *SIZE_COLS, "class", f"{ALIGNED64}_like",
+                            "packing"]) + "\n")
         for t in types:
             f.write("\t".join(str(x) for x in [t.name, t.kind, t.decl, t.line, *t.sizes,
-                                                t.cls, t.x32, t.packing or "-"]) + "\n")
+                                                t.cls, t.aligned64, t.packing or "-"]) + "\n")
 
 
 def _failed_txt(ctx, failed):
@@ -129,7 +135,8 @@ def _failed_txt(ctx, failed):
 
 def _report_txt(ctx, summary, order, ncls, failed, partial):
     R = [summary, "",
-         "Classes compare i386 (-m32) with x86_64 (-m64); x32 (-mx32) is shown beside them.",
+         f"Classes compare {COMPAT} ({FLAG[COMPAT]}) with {NATIVE} ({FLAG[NATIVE]}); {ALIGNED64} "
+         f"({FLAG[ALIGNED64]}) is shown beside them.",
          "  1 tail padding only: every member at the same offset and size, only sizeof differs",
          "  2 members shifted: a member moves (alignment of a 64-bit member, or the stride",
          "    of an array of structs), member sizes equal",
@@ -137,7 +144,7 @@ def _report_txt(ctx, summary, order, ncls, failed, partial):
          f"    '{SAME_BYTES}': same sizeof and offsets, a wider member's",
          "    extra bytes are padding on the other ABI; otherwise 'layout differs'",
          "Crossing: 'loud' if an _IOR/_IOW/_IOWR in the uapi headers takes the type (or a type",
-         "that contains it) as its size: an i386 program's ioctl number then differs and it",
+         f"that contains it) as its size: an {COMPAT} program's ioctl number then differs and it",
          "gets ENOTTY. 'silent' otherwise: read(), write(), setsockopt(), a syscall's struct,",
          "shared memory, or no crossing at all.",
          "Kernel handling is a heuristic grep of the kernel tree, not a proof: a compat_ twin",
@@ -152,7 +159,8 @@ def _report_txt(ctx, summary, order, ncls, failed, partial):
         R.append(f"== class {c}: {CLASS_NAME[c]} ({ncls[c]})")
         for t in [t for t in order if t.cls == c]:
             R.append(f"{t.kind} {t.name}  [{t.decl}:{t.line}]  sizes {row_sizes(t)}  "
-                     f"x32 like {t.x32}  {t.crossing}" + (f"  ({class3_kind(t)})" if c == 3 else ""))
+                     f"{ALIGNED64} like {t.aligned64}  {t.crossing}"
+                     + (f"  ({class3_kind(t)})" if c == 3 else ""))
             R.append(f"    {t.verdict.detail}")
             for p in t.propagated:
                 R.append(f"    contains {p}")
@@ -162,8 +170,9 @@ def _report_txt(ctx, summary, order, ncls, failed, partial):
                 R.append(f"    kernel: {t.handling}")
                 for n in t.notes:
                     R.append(f"      - {n}")
-            elif t.c_i386_x32 == 3:
-                R.append("    x32 does not separate the causes (sizes differ i386->x32 too)")
+            elif t.c_compat_aligned64 == 3:
+                R.append(f"    {ALIGNED64} does not separate the causes (sizes differ "
+                         f"{COMPAT}->{ALIGNED64} too)")
         R.append("")
     R.append(f"== headers that do not compile stand-alone ({len(failed)})")
     for x in failed:
@@ -179,31 +188,32 @@ def _report_txt(ctx, summary, order, ncls, failed, partial):
 
 def _markdown(ctx, cnt, types, order, failed, nothing, handled, nofix, nosep, autofs, nhdrs, ndecl,
               c12):
-    M = ["| Class | What differs between i386 and x86_64 | Types | Loud (ioctl size) | Silent "
-         "| x32 like i386 | x32 like x86_64 | x32 own layout |",
+    M = [f"| Class | What differs between {COMPAT} and {NATIVE} | Types | Loud (ioctl size) "
+         f"| Silent | {ALIGNED64} like {COMPAT} | {ALIGNED64} like {NATIVE} | {ALIGNED64} own layout |",
          "|---|---|---:|---:|---:|---:|---:|---:|"]
     for x in cnt:
         c, _same, name = x["row"]
         M.append(f"| {c} | {name} | {x['n']} | {x['loud']} | {x['n'] - x['loud']} | "
-                 f"{x['x32']['i386']} | {x['x32']['x86_64']} | {x['x32']['own']} |")
+                 f"{x['like'][COMPAT]} | {x['like'][NATIVE]} | {x['like']['own']} |")
     M += ["", md(f"The scan compiled {nhdrs} headers for each ABI and compared {len(types)} named "
              f"structs and unions from {ndecl} headers; {len(failed)} headers do not compile "
              f"stand-alone. Of the {len(c12)} class 1 and 2 types, the kernel-tree grep "
              f"found: " + ", ".join(f"{k} for {v}" for k, v in handled.items()) +
              f"; nothing for {len(nothing)} (for {nofix} of them a packed or aligned annotation "
-             f"that does not fix the layout). For {len(nosep)} class-3 types x32 does not "
-             f"separate the causes: their member sizes differ between i386 and x32 as well."), ""]
+             f"that does not fix the layout). For {len(nosep)} class-3 types {ALIGNED64} does not "
+             f"separate the causes: their member sizes differ between {COMPAT} and {ALIGNED64} as "
+             f"well."), ""]
     for t in autofs:
         M.append(f"`struct {AUTOFS}`: class {t.cls}, {row_sizes(t)} bytes "
-                 f"(i386/x86\\_64/x32), x32 like {md(t.x32)}, {md(t.crossing)}; the kernel-tree "
-                 f"grep: {md(t.handling)}.")
+                 f"({md('/'.join(ABIS))}), {md(ALIGNED64)} like {md(t.aligned64)}, {md(t.crossing)}; "
+                 f"the kernel-tree grep: {md(t.handling)}.")
     _write(ctx, "where-else-counts.md", M)
 
-    T = ["| Type | Header | i386 | x86_64 | x32 | Class | x32 like | Crossing | Kernel handling "
-         "(heuristic) | What differs |", "|---|---|---:|---:|---:|---|---|---|---|---|"]
+    T = [f"| Type | Header | {ABI_COLS} | Class | {ALIGNED64} like | Crossing | Kernel handling "
+         "(heuristic) | What differs |", f"|---|---|{NUM_COLS}---|---|---|---|---|"]
     for t in order:
         cls = f"{t.cls}" + (" (same bytes)" if t.cls == 3 and t.verdict.same_bytes else "")
-        cells = [f"`{t.kind} {t.name}`", f"`{t.decl}`", *t.sizes, cls, md(t.x32),
+        cells = [f"`{t.kind} {t.name}`", f"`{t.decl}`", *t.sizes, cls, md(t.aligned64),
                  md(t.crossing.split(":")[0]), md(t.handling),
                  md(t.verdict.detail + ("; contains " + "; ".join(t.propagated) if t.propagated else ""))]
         if t.name == AUTOFS:                    # the lab's struct, in bold
@@ -218,8 +228,8 @@ def _markdown(ctx, cnt, types, order, failed, nothing, handled, nofix, nosep, au
                  f"{'yes' if x['kernel_skips'] else 'no'} | `{x['err'].replace('`', '')}` |")
     _write(ctx, "where-else-failed.md", F)
 
-    N = ["| Type | Header | i386 | x86_64 | x32 | Class | Crossing | Used in (kernel .c files) |",
-         "|---|---|---:|---:|---:|---|---|---|"]
+    N = [f"| Type | Header | {ABI_COLS} | Class | Crossing | Used in (kernel .c files) |",
+         f"|---|---|{NUM_COLS}---|---|---|"]
     for t in sorted(nothing, key=lambda t: t.name):
         uses = [u for u in t.uses if u.endswith(".c")]
         N.append(f"| `{t.name}` | `{t.decl}` | {' | '.join(map(str, t.sizes))} | {t.cls} | "

@@ -50,62 +50,16 @@ esac
 # shellcheck source=lib/core.sh
 . "$here/lib/core.sh"
 lab_setup
-# shellcheck source=lib/accel.sh
-. "$SCRIPTS/lib/accel.sh"
 lab_lock exclusive
-
-# Build steps' kernels and guests (all steps when none is named).
-build() { # slugs
-	local s steps=("$@")
-	[ -z "${PLAIN_FOR:-}" ] || info "BUILD_DIR=\"$PLAIN_FOR\" has a space or a colon, which kbuild refuses in a path: the lab works in it as $BUILD_DIR, and keeps the kernel tree in $KSRC"
-	# an imported bundle (make import) is what a build would have made
-	if lab_imported; then
-		"$SCRIPTS/bundle/bundle.sh" check
-		return
-	fi
-	[ ${#steps[@]} -gt 0 ] || mapfile -t steps < <(step_slugs)
-	# the tree once per command (make builds step by step)
-	[ -n "${TREE_DONE:-}" ] || "$SCRIPTS/tree/kernel-tree.sh"
-	TREE_DONE=1
-	"$SCRIPTS/kernel/kernel-build.sh" "${steps[@]}"
-	for s in "${steps[@]}"; do
-		"$SCRIPTS/guest/guest-build.sh" "$s"
-	done
-}
-
-# Boot a step's guest and show what it printed and how it compares.
-run_step() {
-	local s=$1 out t
-	out=$(step_out "$s")
-	choose_accel "$out/bzImage"
-	say "step $(step_number "$s"), $(step_title "$s"): booting branch $s in QEMU (${ACCEL^^})"
-	"$SCRIPTS/boot/boot.sh" demo "$s"
-	t=$(run_file "$out" transcript)
-	info "guest finished in $(cat "$(run_file "$out" boot_seconds)") s; transcript: ${t#"$LAB_ROOT"/}"
-}
+pipeline() { "$SCRIPTS/pipeline.sh" "$@"; }
 
 usage="lab.sh all | run STEP | shell STEP | build [STEP...] | abi-scan"
 parse_args "$usage" -- "$@"
 case $cmd in
 all)
 	[ ${#ARGS[@]} -eq 0 ] || usage_error "$usage"
-	# step by step, each booted when built; before a step with a kernel
-	# config of its own (a cold build of minutes), the matrix of the
-	# steps so far. An imported bundle is checked once.
-	! lab_imported || build
-	done_steps=()
-	for s in $(step_slugs); do
-		if [ -n "$(step_config "$s")" ] && [ ${#done_steps[@]} -gt 0 ] && ! lab_imported; then
-			echo
-			say "outcome matrix so far (step $(step_number "$s") builds a kernel of its own config next; the whole matrix comes last)"
-			"$SCRIPTS/verdict/verdicts.sh" matrix "${done_steps[@]}" || true
-			echo
-		fi
-		done_steps+=("$s")
-		lab_imported || build "$s"
-		run_step "$s"
-		"$LAB_PYTHON" -m labhost.results show "$(run_file "$(step_out "$s")" transcript)" | sed 's/^/    /'
-	done
+	mapfile -t slugs < <(step_slugs)
+	pipeline steps --boot --show "${slugs[@]}"
 	echo
 	say "outcome matrix (measured in the guest, every step)"
 	"$SCRIPTS/verdict/verdicts.sh" matrix
@@ -113,12 +67,12 @@ all)
 run | shell)
 	[ ${#ARGS[@]} -eq 1 ] || usage_error "$usage"
 	s=$(resolve_step "${ARGS[0]}")
-	build "$s"
 	if [ "$cmd" = shell ]; then
+		pipeline steps "$s"
 		"$SCRIPTS/boot/boot.sh" shell "$s"
 		exit
 	fi
-	run_step "$s"
+	pipeline steps --boot "$s"
 	echo
 	cat "$(run_file "$(step_out "$s")" transcript)"
 	echo
@@ -128,14 +82,15 @@ run | shell)
 build)
 	slugs=()
 	for a in "${ARGS[@]}"; do slugs+=("$(resolve_step "$a")"); done
-	build "${slugs[@]}"
+	[ ${#slugs[@]} -gt 0 ] || mapfile -t slugs < <(step_slugs)
+	pipeline steps "${slugs[@]}"
 	;;
 abi-scan)
 	[ ${#ARGS[@]} -eq 0 ] || usage_error "$usage"
 	! lab_imported || die "make abi-scan compiles every uapi header: an imported bundle has no compiler or kernel tree.
 Its report is in ${BUILD_DIR#"$LAB_ROOT"/}/abi-scan/ (the docs' Where else? page shows it); a build from source (make clean, make) can scan."
 	s=$(pristine_step)
-	build "$s"
+	pipeline steps "$s"
 	"$SCRIPTS/abi-scan/abi-scan.sh" --uapi "$(step_out "$s")/uapi" --ksrc "$KSRC" \
 		--out "$BUILD_DIR/abi-scan"
 	;;

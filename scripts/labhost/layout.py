@@ -31,6 +31,9 @@ RUN_FILES = {
     "gdb_log": "gdb-{run}.log",
     "gdb_cmdline": "gdb-{run}.cmdline",
     "boot_log": "boot-{run}.log",
+    # (the pipeline's stages of a try, a bisect: pipeline.sh point)
+    "kernel_log": "kernel-{run}.log",
+    "guest_log": "guest-{run}.log",
 }
 DEMO_RUN = "demo"
 

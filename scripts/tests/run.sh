@@ -71,13 +71,17 @@ fi
 # Run suites one after the other, each a child of its own, bounded; a
 # line "NAME STATUS SECONDS" for each in the status file. A suite's
 # stderr is kept apart (suite-NAME.err): only its stdout is TAP.
+# Its CPU seconds too (GNU time: the suite's and its children's), so
+# that a core left idle shows (make bench).
 run_queue() { # name...
-	local name t0 rc
+	local name t0 rc cpu
 	for name in "$@"; do
 		t0=$SECONDS rc=0
-		run_child "$LIMIT_SUITE" "$0" --suites "$SUITES" --run-suite "$name" </dev/null \
+		run_child "$LIMIT_SUITE" /usr/bin/time -f '%U %S' -o "$TLOG/suite-$name.cpu" \
+			"$0" --suites "$SUITES" --run-suite "$name" </dev/null \
 			>"$TLOG/suite-$name.log" 2>"$TLOG/suite-$name.err" || rc=$?
-		echo "$name $rc $((SECONDS - t0))" >>"$TLOG/status"
+		cpu=$(awk '{ c = $1 + $2 } END { printf "%.0f", c }' "$TLOG/suite-$name.cpu" 2>/dev/null)
+		echo "$name $rc $((SECONDS - t0)) ${cpu:-?}" >>"$TLOG/status"
 	done
 }
 # One queue of a block, as the runner's child.
@@ -94,7 +98,7 @@ run_start=$SECONDS
 # A suite's stream as this stream's tests, and its end judged.
 include() { # name
 	local name=$1 log=$TLOG/suite-$1.log rc secs before=$failed
-	read -r _ rc secs < <(grep "^$name " "$TLOG/status")
+	read -r _ rc secs _ < <(grep "^$name " "$TLOG/status")
 	say "$name: ${WHAT[$name]} (${secs} s; log: ${log#"$LAB_ROOT"/})"
 	tap_include "$name: the suite ran to its end (its plan complete)" <"$log"
 	# what it said on stderr, as comments: never counted
@@ -111,7 +115,8 @@ include() { # name
 if [ "${need_build:-0}" = 1 ]; then
 	say "build (progress in ${TLOG#"$LAB_ROOT"/}/build.log; nothing to do when nothing changed)"
 	t0=$SECONDS
-	if run_child "$LIMIT_RUN" "$SCRIPTS/lab.sh" build </dev/null >"$TLOG/build.log" 2>&1; then
+	if run_child "$LIMIT_RUN" /usr/bin/time -f '%U %S' -o "$TLOG/build.cpu" \
+		"$SCRIPTS/lab.sh" build </dev/null >"$TLOG/build.log" 2>&1; then
 		if lab_imported; then pass "the imported bundle fits this checkout"; else pass "build every step's kernel and guest"; fi
 	else
 		fail "build every step's kernel and guest (log: ${TLOG#"$LAB_ROOT"/}/build.log)"
@@ -119,7 +124,7 @@ if [ "${need_build:-0}" = 1 ]; then
 		finish
 		exit 1
 	fi
-	echo "build 0 $((SECONDS - t0))" >>"$TLOG/status"
+	echo "build 0 $((SECONDS - t0)) $(awk '{ printf "%.0f", $1 + $2 }' "$TLOG/build.cpu")" >>"$TLOG/status"
 fi
 
 # In the table's order; a block of queued suites runs as one queue per
@@ -156,7 +161,7 @@ while [ "$i" -lt ${#selected[@]} ]; do
 done
 
 # how long each suite took, for make test T=NAME and make bench
-echo "# seconds per suite (whole run: $((SECONDS - run_start)) s):"
-sort -k3 -rn "$TLOG/status" | awk '{ printf "#   %-17s %5d s%s\n", $1, $3, $2 == 0 ? "" : "  (exit " $2 ")" }' |
+echo "# seconds per suite, and its CPU seconds (whole run: $((SECONDS - run_start)) s):"
+sort -k3 -rn "$TLOG/status" | awk '{ printf "#   %-17s %5d s  cpu %5s s%s\n", $1, $3, $4, $2 == 0 ? "" : "  (exit " $2 ")" }' |
 	tee "$TLOG/times.txt"
 finish

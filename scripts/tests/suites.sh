@@ -169,7 +169,7 @@ suite_bad-input() {
 	bad_step_refused "make run STEP=77 lists the valid steps and fails" make -s -C "$LAB_ROOT" run STEP=77
 	bad_step_refused "make run STEP=padding lists the valid steps and fails" make -s -C "$LAB_ROOT" run STEP=padding
 	bad_step_refused "make gdb STEP=77 lists the valid steps and fails" make -s -C "$LAB_ROOT" gdb STEP=77
-	for c in "verdict/verdicts.sh check" "boot/boot.sh demo" "guest/guest-build.sh" "kernel/kernel-build.sh" \
+	for c in "verdict/verdicts.sh check" "boot/boot.sh demo" "guest/guest-build.sh" "kernel/kernel-build.sh" "pipeline.sh steps" \
 		"tests/boot-all.sh" "tests/gdb-test.sh"; do
 		read -r -a cmd <<<"$c"
 		bad_step_refused "${c##*/} 77 lists the valid steps and fails, and says nothing else" \

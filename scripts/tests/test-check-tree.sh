@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The bisect helper (check-tree.sh) answers git bisect run as it says:
 # 0 good, 1 bad, 125 untestable, 255 stop. A real answer costs a kernel
-# build, so this runs the real check-tree.sh, lib/, labhost (results and
+# build, so this runs the real check-tree.sh, pipeline.sh, lib/, labhost (results and
 # step model) in a lab of links whose kernel-build.sh, guest-build.sh and
 # boot.sh are fakes: FAKE_FAIL names the one that fails, and boot.sh
 # writes the transcript FAKE_TRANSCRIPT. No kernel is built and nothing
@@ -23,6 +23,7 @@ echo x >"$tmp/build/$BUILD_MARK"
 for d in steps guest; do ln -s "$LAB_ROOT/$d" "$lab/$d"; done
 for d in lib labhost; do ln -s "$SCRIPTS/$d" "$lab/scripts/$d"; done
 ln -s "$SCRIPTS/verdict/check-tree.sh" "$lab/scripts/verdict/check-tree.sh"
+ln -s "$SCRIPTS/pipeline.sh" "$lab/scripts/pipeline.sh"
 for f in kernel/kernel-build guest/guest-build boot/boot; do
 	cat >"$lab/scripts/$f.sh" <<EOF
 #!/bin/sh
@@ -33,7 +34,7 @@ done
 # shellcheck disable=SC2016 # the fakes expand them
 {
 	echo 'mkdir -p "$2"' >>"$lab/scripts/kernel/kernel-build.sh"                  # --out DIR
-	echo 'cp "$FAKE_TRANSCRIPT" "$4/transcript.txt"' >>"$lab/scripts/boot/boot.sh" # demo SLUG --out DIR
+	echo 'cp "$FAKE_TRANSCRIPT" "$4/transcript.txt"' >>"$lab/scripts/boot/boot.sh" # demo SLUG --out DIR --run demo
 }
 # (not the links: that would chmod the lab's own files)
 chmod +x "$lab/scripts/kernel/kernel-build.sh" "$lab/scripts/guest/guest-build.sh" "$lab/scripts/boot/boot.sh"
@@ -84,7 +85,7 @@ check 125 "cannot be tested: a run ended in an error" "with a run that ended in 
 # its output goes to build/bisect, not over the step's own
 if grep -qx "kernel-build.sh --out $tmp/build/bisect --config-of $s" "$tmp/calls" &&
 	grep -qx "guest-build.sh $s --out $tmp/build/bisect" "$tmp/calls" &&
-	grep -qx "boot.sh demo $s --out $tmp/build/bisect" "$tmp/calls"; then
+	grep -qx "boot.sh demo $s --out $tmp/build/bisect --run demo" "$tmp/calls"; then
 	pass "check-tree.sh builds and boots into build/bisect"
 else
 	fail "check-tree.sh builds and boots into build/bisect: $(cat "$tmp/calls")"

@@ -58,7 +58,7 @@ check "a suite that stops before its plan fails, by name" \
 check "a suite that runs out of time fails, by name" '^not ok [0-9]* - slow: the suite ran out of time'
 check "a suite of a queue that runs out of time fails, by name, and its neighbour in the other queue counts" \
 	'^not ok [0-9]* - q-slow: the suite ran out of time' '^# ==> q-good: passes'
-check "the runner says how long each suite took" '^#   slow  *[0-9]* s  (exit 124)' '^#   good  *[0-9]* s$'
+check "the runner says how long each suite took, and its CPU" '^#   slow  *[0-9]* s  cpu  *[0-9]* s  (exit 124)' '^#   good  *[0-9]* s  cpu  *[0-9]* s$'
 # (passed: good 2, one each of exits-one, stops, slow, q-good; failed:
 # exits-one, stops, and slow and q-slow twice: out of time, plan short)
 if [ "$rc" -ne 0 ] && [ "$(tail -n 1 "$tmp/run.out")" = "6 passed, 6 failed" ]; then

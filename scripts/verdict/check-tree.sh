@@ -24,9 +24,7 @@ s=$(resolve_step "${ARGS[0]:-}") || exit 255
 out=$BUILD_DIR/bisect
 rm -rf "$out"
 rev=$(git -C "$KSRC" rev-parse --short HEAD) || exit 125
-"$SCRIPTS/kernel/kernel-build.sh" --out "$out" --config-of "$s" || exit 125
-"$SCRIPTS/guest/guest-build.sh" "$s" --out "$out" || exit 125
-"$SCRIPTS/boot/boot.sh" demo "$s" --out "$out" || exit 125
+"$SCRIPTS/pipeline.sh" point "$s" --out "$out" || exit 125
 rc=0
 "$LAB_PYTHON" -m labhost.results check --skip-on-error --number "$(step_number "$s")" \
 	--label "$rev against $s" "$(step_expected "$s")" "$(run_file "$out" transcript)" || rc=$?

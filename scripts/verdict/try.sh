@@ -109,9 +109,15 @@ for f in "${patches[@]}"; do
 	fi
 done
 
-# 3. Build it, incrementally in the shared build dir; a compile error is
-# shown as the compiler's own lines, not a page of make.
-if ! "$SCRIPTS/kernel/kernel-build.sh" --out "$out" --config-of "$on" >"$out/build.log" 2>&1; then
+# 3. Build it (incrementally in the shared build dir) and boot the
+# goal's runs on it: the pipeline. A compile error is shown as the
+# compiler's own lines, not a page of make.
+rc=0
+"$SCRIPTS/pipeline.sh" point "$goal" --out "$out" --run try --config-of "$on" 2>/dev/null || rc=$?
+stage_log() { run_file "$out" "$1" try; }
+case $rc in
+0) ;;
+3)
 	log=$(kernel_log "$(basename "$out")")
 	errs=$(grep -E '^[^ :]+:[0-9]+(:[0-9]+)?: (fatal )?error: ' "$log" 2>/dev/null | head -n 8)
 	if [ -n "$errs" ]; then
@@ -119,24 +125,19 @@ if ! "$SCRIPTS/kernel/kernel-build.sh" --out "$out" --config-of "$on" >"$out/bui
 $(grep -E -A3 '^[^ :]+:[0-9]+(:[0-9]+)?: (fatal )?error: ' "$log" | grep -v '^--$' | head -n 24 | sed 's/^/  /')
 (whole log: ${log#"$LAB_ROOT"/})"
 	fi
-	die "the kernel did not build: $(tail -n 5 "$out/build.log" | sed 's/^/  /')"
-fi
-"$SCRIPTS/guest/guest-build.sh" "$goal" --out "$out" >"$out/guest.log" 2>&1 ||
-	die "the guest programs did not build against your kernel's headers: $(tail -n 5 "$out/guest.log")"
-
-# 4. Boot it: the goal's runs, on your kernel.
-rc=0
-"$SCRIPTS/boot/boot.sh" demo "$goal" --out "$out" --run try >"$out/boot.log" 2>&1 || rc=$?
-if [ "$rc" -ne 0 ]; then
+	die "the kernel did not build: $(tail -n 5 "$(stage_log kernel_log)" | sed 's/^/  /')" ;;
+4) die "the guest programs did not build against your kernel's headers: $(tail -n 5 "$(stage_log guest_log)")" ;;
+5)
 	serial=$(run_file "$out" serial try)
 	panic=$(grep -m 1 -E 'Kernel panic|BUG:|Oops|general protection' "$serial" 2>/dev/null || true)
-	die "your kernel did not run the guest to its end: $(grep -m 1 '^error: ' "$out/boot.log" | sed 's/^error: //')${panic:+
+	die "your kernel did not run the guest to its end: $(grep -m 1 '^error: ' "$(stage_log boot_log)" | sed 's/^error: //')${panic:+
 The kernel said: $panic}
 The serial log's last lines (${serial#"$LAB_ROOT"/}):
-$(tr -d '\r' <"$serial" 2>/dev/null | tail -n 12 | sed 's/^/  /')"
-fi
+$(tr -d '\r' <"$serial" 2>/dev/null | tail -n 12 | sed 's/^/  /')" ;;
+*) die "the pipeline stopped (exit $rc)" ;;
+esac
 
-# 5. The verdict, beside the base step's measurement (booted again when
+# 4. The verdict, beside the base step's measurement (booted again when
 # its transcript is not of its kernel as built now) and the goal's
 # prediction.
 base=$(step_out "$on")

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The lab's one pipeline: a kernel, its guest, a boot. Every command that
+# makes a transcript goes through here (make, make run, make test's
+# build, make try, the bisect helper); the stages are the programs of
+# kernel/, guest/ and boot/, called with arguments.
+#   pipeline.sh steps [--boot [--show]] SLUG...
+#       the steps' branches (the tree made first). Kernels are built one
+#       after the other (one checkout of build/linux, make -jJOBS each);
+#       each step's guest, and its boot with --boot, runs beside the
+#       next kernel, in a lane of its own (JOBS - 1 lanes, at least one;
+#       none when JOBS is 1), as does Debian's root beside the first
+#       kernel. A finished piece says so in one line (--show: with its
+#       runs); its log is build/logs/piece-NAME.log. An imported bundle
+#       is checked instead of built, and booted.
+#   pipeline.sh point SLUG --out DIR [--run RUN] [--config-of STEP]
+#       what build/linux has checked out, with STEP's kernel config
+#       (default: SLUG's), and SLUG's guest, booted as RUN (make try's, a bisect's), each stage
+#       logged in DIR (kernel-RUN.log, guest-RUN.log, boot-RUN.log). A
+#       stage that fails exits 3 (kernel), 4 (guest) or 5 (boot).
+#   pipeline.sh piece SLUG [--boot [--show]]
+#       one step's guest and boot: a lane's work, run as a child
+# shellcheck source=lib/core.sh
+. "$(dirname "$0")/lib/core.sh"
+lab_setup
+# shellcheck source=lib/accel.sh
+. "$SCRIPTS/lib/accel.sh"
+lab_lock exclusive
+usage="pipeline.sh steps [--boot [--show]] SLUG... | point SLUG --out DIR [--run RUN] [--config-of STEP] | piece SLUG [--boot [--show]]"
+parse_args "$usage" --boot --show --out= --run= --config-of= -- "$@"
+[ ${#ARGS[@]} -ge 2 ] || usage_error "$usage"
+mode=${ARGS[0]}
+slugs=()
+for a in "${ARGS[@]:1}"; do slugs+=("$(resolve_step "$a")"); done
+
+# One step's guest, then its boot; what it did in one write to fd 3
+# (the terminal's, while the piece's own output goes to its log).
+piece() { # slug
+	local s=$1 out t msg a
+	out=$(step_out "$s")
+	lab_imported || "$SCRIPTS/guest/guest-build.sh" "$s"
+	if [ "${OPT[boot]}" = 0 ]; then
+		msg=$(say "step $(step_number "$s"): guest built ($(grep -c . "$out/programs") runs)")
+	else
+		"$SCRIPTS/boot/boot.sh" demo "$s"
+		t=$(run_file "$out" transcript)
+		a=$(cat "$(run_file "$out" boot_accel)")
+		msg=$(say "step $(step_number "$s"), $(step_title "$s"): booted in QEMU (${a^^}), guest finished in $(cat "$(run_file "$out" boot_seconds)") s; transcript: ${t#"$LAB_ROOT"/}"
+			[ "${OPT[show]}" = 0 ] || "$LAB_PYTHON" -m labhost.results show "$t" | sed 's/^/    /')
+	fi
+	printf '%s\n' "$msg" >&3
+}
+
+# The lanes: pieces running beside the kernel builds, oldest first.
+LANES=() LANE_WIDTH=$((JOBS > 2 ? JOBS - 1 : 1))
+declare -A LANE_NAME=()
+lane_log() { echo "$LOGS/piece-$1.log"; }
+# Wait until at most N pieces run; a piece that failed ends the command,
+# with its log's last lines (the lanes still running are stopped).
+lane_wait() { # n
+	local pid rc name
+	while [ ${#LANES[@]} -gt "$1" ]; do
+		pid=${LANES[0]} name=${LANE_NAME[${LANES[0]}]} rc=0
+		LANES=("${LANES[@]:1}")
+		wait_child "$pid" "$LIMIT_RUN" || rc=$?
+		[ "$rc" -eq 0 ] && continue
+		tail -n 15 "$(lane_log "$name")" | sed 's/^/  /' >&2
+		die "$name failed (exit $rc; log: $(lane_log "$name" | sed "s|^$LAB_ROOT/||"))"
+	done
+}
+lane_start() { # name command...
+	local name=$1
+	shift
+	if [ "$JOBS" -lt 2 ]; then
+		"$@" 3>&1
+		return
+	fi
+	lane_wait $((LANE_WIDTH - 1))
+	CHILD_WHAT=$name start_child "$@" 3>&1 </dev/null >"$(lane_log "$name")" 2>&1
+	LANES+=("$CHILD_PID") LANE_NAME[$CHILD_PID]=$name
+}
+
+case $mode in
+steps)
+	[ -z "${OPT[out]}${OPT[run]}${OPT[config-of]}" ] || usage_error "$usage"
+	[ -z "${PLAIN_FOR:-}" ] || info "BUILD_DIR=\"$PLAIN_FOR\" has a space or a colon, which kbuild refuses in a path: the lab works in it as $BUILD_DIR, and keeps the kernel tree in $KSRC"
+	opts=()
+	[ "${OPT[boot]}" = 0 ] || opts+=(--boot)
+	[ "${OPT[show]}" = 0 ] || opts+=(--show)
+	if lab_imported; then
+		"$SCRIPTS/bundle/bundle.sh" check
+		[ "${OPT[boot]}" = 1 ] || exit 0
+	else
+		"$SCRIPTS/tree/kernel-tree.sh"
+		# Debian's root (for the steps that run its automount) needs no kernel
+		for s in "${slugs[@]}"; do
+			while read -r prog _; do
+				! is_debian_program "$prog" || debian=1
+			done <<<"$(step_programs "$s")"
+		done
+		[ "${debian:-0}" = 0 ] || lane_start debian-root "$SCRIPTS/guest/debian-root.sh"
+	fi
+	for s in "${slugs[@]}"; do
+		lab_imported || "$SCRIPTS/kernel/kernel-build.sh" "$s"
+		# the accelerator once, before boots side by side ask for it
+		[ "${OPT[boot]}" = 0 ] || choose_accel "$(step_out "$s")/bzImage"
+		[ "${debian:-0}" = 0 ] || lane_wait 0 # no guest before Debian's root
+		debian=0
+		lane_start "$s" "$0" piece "$s" "${opts[@]}"
+	done
+	lane_wait 0
+	;;
+point)
+	{ [ ${#slugs[@]} -eq 1 ] && [ -n "${OPT[out]}" ] && [ "${OPT[boot]}${OPT[show]}" = 00 ]; } || usage_error "$usage"
+	s=${slugs[0]} out=${OPT[out]} run=${OPT[run]:-$DEMO_RUN}
+	mkdir -p "$out"
+	stage() { # exit-code name command...
+		local rc=$1 log
+		log=$(run_file "$out" "$2_log" "$run")
+		shift 2
+		"$@" >"$log" 2>&1 || { warn "the ${log##*/} stage failed (exit $?; ${log#"$LAB_ROOT"/})"; exit "$rc"; }
+	}
+	stage 3 kernel "$SCRIPTS/kernel/kernel-build.sh" --out "$out" --config-of "${OPT[config-of]:-$s}"
+	stage 4 guest "$SCRIPTS/guest/guest-build.sh" "$s" --out "$out"
+	stage 5 boot "$SCRIPTS/boot/boot.sh" demo "$s" --out "$out" --run "$run"
+	;;
+piece)
+	[ ${#slugs[@]} -eq 1 ] || usage_error "$usage"
+	{ : >&3; } 2>/dev/null || exec 3>&1
+	piece "${slugs[0]}"
+	;;
+*) usage_error "$usage" ;;
+esac

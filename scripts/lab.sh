@@ -77,7 +77,7 @@ build() { # slugs
 run_step() {
 	local s=$1 out t
 	out=$(step_out "$s")
-	choose_accel "$out/bzImage"
+	choose_accel "$(out_file "$out" bzimage)"
 	say "step $(step_number "$s"), $(step_title "$s"): booting branch $s in QEMU (${ACCEL^^})"
 	"$SCRIPTS/boot/boot.sh" demo "$s"
 	t=$(run_file "$out" transcript)
@@ -136,7 +136,7 @@ abi-scan)
 Its report is in ${BUILD_DIR#"$LAB_ROOT"/}/abi-scan/ (the docs' Where else? page shows it); a build from source (make clean, make) can scan."
 	s=$(pristine_step)
 	build "$s"
-	"$SCRIPTS/abi-scan/abi-scan.sh" --uapi "$(step_out "$s")/uapi" --ksrc "$KSRC" \
+	"$SCRIPTS/abi-scan/abi-scan.sh" --uapi "$(out_file "$(step_out "$s")" uapi)" --ksrc "$KSRC" \
 		--out "$BUILD_DIR/abi-scan"
 	;;
 esac

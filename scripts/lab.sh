@@ -91,7 +91,7 @@ abi-scan)
 Its report is in ${BUILD_DIR#"$LAB_ROOT"/}/abi-scan/ (the docs' Where else? page shows it); a build from source (make clean, make) can scan."
 	s=$(pristine_step)
 	pipeline steps "$s"
-	"$SCRIPTS/abi-scan/abi-scan.sh" --uapi "$(step_out "$s")/uapi" --ksrc "$KSRC" \
+	"$SCRIPTS/abi-scan/abi-scan.sh" --uapi "$(out_file "$(step_out "$s")" uapi)" --ksrc "$KSRC" \
 		--out "$BUILD_DIR/abi-scan"
 	;;
 esac

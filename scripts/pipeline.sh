@@ -39,7 +39,7 @@ piece() { # slug
 	out=$(step_out "$s")
 	lab_imported || "$SCRIPTS/guest/guest-build.sh" "$s"
 	if [ "${OPT[boot]}" = 0 ]; then
-		msg=$(say "step $(step_number "$s"): guest built ($(grep -c . "$out/programs") runs)")
+		msg=$(say "step $(step_number "$s"): guest built ($(grep -c . "$(out_file "$out" programs)") runs)")
 	else
 		"$SCRIPTS/boot/boot.sh" demo "$s"
 		t=$(run_file "$out" transcript)
@@ -102,7 +102,7 @@ steps)
 	for s in "${slugs[@]}"; do
 		lab_imported || "$SCRIPTS/kernel/kernel-build.sh" "$s"
 		# the accelerator once, before boots side by side ask for it
-		[ "${OPT[boot]}" = 0 ] || choose_accel "$(step_out "$s")/bzImage"
+		[ "${OPT[boot]}" = 0 ] || choose_accel "$(out_file "$(step_out "$s")" bzimage)"
 		[ "${debian:-0}" = 0 ] || lane_wait 0 # no guest before Debian's root
 		debian=0
 		lane_start "$s" "$0" piece "$s" "${opts[@]}"

@@ -51,13 +51,6 @@ class Includes:
     def step_dir(self, slug):
         return layout.step_out(self.build, slug)
 
-    def out(self, slug, name):
-        return os.path.join(layout.step_out(self.build, slug), name)
-
-    def shown(self, slug, name):
-        """A step's file as a page names it, build/... (labhost/layout.py)."""
-        return self.in_build(self.out(slug, name))
-
     def not_yet(self, name, path, command, more=""):
         """The note shown where a recorded file is missing."""
         f = self.in_build(path)
@@ -161,13 +154,13 @@ class Includes:
                  " verdict (`%s`), under the accelerator the lab chose"
                  " (`%s`: tcg is software emulation), whatever else the"
                  " machine was doing then.\n\n"
-                 % (self.shown("SLUG", "kernel-build-seconds"),
+                 % (self.in_build(layout.out_file(self.step_dir("SLUG"), "build_seconds")),
                     self.in_build(layout.run_file(self.step_dir("SLUG"), "boot_seconds")),
                     self.in_build(layout.run_file(self.step_dir("SLUG"), "boot_accel")))
                  + "| step | kernel build, s | boot to verdict, s | accelerator |\n|---|---|---|---|\n")
         for slug in steps:
             text += "| %s | %s | %s | %s |\n" % (
-                slug, read(self.out(slug, "kernel-build-seconds"), "not measured"),
+                slug, read(layout.out_file(self.step_dir(slug), "build_seconds"), "not measured"),
                 read(layout.run_file(self.step_dir(slug), "boot_seconds"), "not measured"),
                 read(layout.run_file(self.step_dir(slug), "boot_accel"), "tcg"))
         write(os.path.join(self.gen, "bench.md"), text)

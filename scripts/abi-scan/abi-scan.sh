@@ -4,8 +4,8 @@
 #
 #   abi-scan.sh --uapi DIR --ksrc DIR --out DIR [--quiet] [--only GLOBS]
 #
-#   --uapi   installed uapi headers (make headers_install), e.g.
-#            build/steps/04-packet-pipes/uapi
+#   --uapi   installed uapi headers (make headers_install), e.g. the
+#            pristine step's, which make abi-scan scans
 #   --ksrc   kernel source tree, grepped for how the kernel copes (compat code)
 #   --out    output and cache directory (report.txt, report.tsv, where-else-*.md)
 #   --quiet  print only the one-line result
@@ -146,7 +146,7 @@ usage="abi-scan.sh --uapi DIR --ksrc DIR --out DIR [--quiet] [--only GLOBS]"
 parse_args "$usage" --uapi= --ksrc= --out= --only= --quiet -- "$@"
 UAPI=${OPT[uapi]} KSRC=${OPT[ksrc]} OUT=${OPT[out]} QUIET=${OPT[quiet]} ONLY=${OPT[only]}
 if [ -z "$UAPI" ] || [ -z "$KSRC" ] || [ -z "$OUT" ] || [ ${#ARGS[@]} -gt 0 ]; then usage_error "$usage"; fi
-[ -d "$UAPI" ] || die "--uapi $UAPI: no such directory (the lab installs it with make: build/steps/04-packet-pipes/uapi)"
+[ -d "$UAPI" ] || die "--uapi $UAPI: no such directory (the lab installs it with make: $(out_file "$(step_out "$(pristine_step)")" uapi))"
 [ -f "$UAPI/linux/types.h" ] || die "--uapi $UAPI has no linux/types.h: not a headers_install output"
 [ -d "$KSRC" ] || die "--ksrc $KSRC: no such directory (the lab's kernel tree is build/linux)"
 [ -f "$KSRC/Makefile" ] || die "--ksrc $KSRC has no Makefile: not a kernel tree"

@@ -72,14 +72,14 @@ say "bench: $(nproc) cores; load at its start $start_load (an idle machine reads
 # 1. make, from scratch
 info "make, from scratch, ccache off (minutes)"
 CCACHE_DISABLE=1 measure make "$LIMIT_RUN" make -s -C "$LAB_ROOT" BUILD_DIR="$lab"
-ref=$(cat "$(step_out_in "$lab" "$(first_step)")/kernel-build-seconds")
+ref=$(cat "$(out_file "$(step_out_in "$lab" "$(first_step)")" build_seconds)")
 [ "$ref" -gt 0 ] || die "bench: no kernel build time for the first step"
 row "cold kernel build, step $(first_step) (the reference)" "$ref" "inside make"
 row "make, from scratch (every kernel, guest and boot)" "$SECS" "$(grep -o 'all [0-9]* cells match history' "$bench/make.log" || echo 'see make.log')" "$FLOOR"
 for s in $(step_slugs); do
 	how="after the one before"
 	[ -z "$(step_config "$s")" ] || how="its own config: cold"
-	[ "$s" = "$(first_step)" ] || row "  kernel build, step $s ($how)" "$(cat "$(step_out_in "$lab" "$s")/kernel-build-seconds")"
+	[ "$s" = "$(first_step)" ] || row "  kernel build, step $s ($how)" "$(cat "$(out_file "$(step_out_in "$lab" "$s")" build_seconds)")"
 done
 for s in $(step_slugs); do
 	o=$(step_out_in "$lab" "$s")
@@ -128,7 +128,7 @@ row "make import, then make run STEP=1 (a new build dir)" "$SECS" "$FLOOR"
 run_child "$LIMIT_SHORT" make -s -C "$LAB_ROOT" clean BUILD_DIR="$bench/laptop" >/dev/null 2>&1 </dev/null || true
 
 # the machine, and the report
-choose_accel "$(step_out_in "$lab" "$(first_step)")/bzImage"
+choose_accel "$(out_file "$(step_out_in "$lab" "$(first_step)")" bzimage)"
 end_load=$(load)
 {
 	echo "make bench: the autofs ABI lab, commit $(git -C "$LAB_ROOT" rev-parse --short=12 HEAD), $(date -u '+%Y-%m-%d %H:%M UTC')"

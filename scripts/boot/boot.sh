@@ -39,11 +39,12 @@ parse_args "$usage" --run= --out= --timeout= --append= -- "$@"
 case ${ARGS[0]} in demo | shell) ;; *) usage_error "$usage" ;; esac
 mode=${ARGS[0]} s=$(resolve_step "${ARGS[1]}")
 run=${OPT[run]} out=${OPT[out]:-$(step_out "$s")} timeout_s=${OPT[timeout]} append=${OPT[append]} extra=("${REST[@]}")
-if [ ! -f "$out/bzImage" ] || [ ! -f "$out/initramfs.cpio" ]; then
+kernel=$(out_file "$out" bzimage) initrd=$(out_file "$out" initramfs)
+if [ ! -f "$kernel" ] || [ ! -f "$initrd" ]; then
 	die "step $s is not built yet (run: make)"
 fi
 
-choose_accel "$out/bzImage"
+choose_accel "$kernel"
 
 # The QEMU command of every mode, in QEMU_CMD: the machine, the step's
 # kernel and initramfs, the limits of scripts/lib/limits.sh on the kernel
@@ -53,7 +54,7 @@ qemu_cmd() { # guest-mode serial-args...
 	local guest_mode=$1
 	shift
 	QEMU_CMD=(qemu-system-x86_64 "${ACCEL_ARGS[@]}" -m 512 -nodefaults -no-reboot -display none
-		-kernel "$out/bzImage" -initrd "$out/initramfs.cpio"
+		-kernel "$kernel" -initrd "$initrd"
 		-append "console=ttyS0 quiet panic=-1 lab.step=$(step_number "$s") lab.mode=$guest_mode $(limits_cmdline)${append:+ $append}"
 		"$@" "${extra[@]}")
 }
@@ -61,15 +62,16 @@ qemu_cmd() { # guest-mode serial-args...
 # A guest out of time: where is its CPU? QEMU's monitor gives the
 # registers (kept in hang-RUN.txt), gdb the kernel symbol at RIP.
 where_stuck() {
-	local regs pc sym='' rc
+	local regs pc sym='' rc vml
+	vml=$(out_file "$out" vmlinux)
 	regs=$("$LAB_PYTHON" "$SCRIPTS/boot/qemu-monitor.py" "$mon" "info registers" "$LIMIT_MONITOR" 2>&1) && rc=0 || rc=$?
 	printf '%s\n' "$regs" >"$hang"
 	[ "$rc" -eq 0 ] || return 0
 	# RIP in long mode, EIP before it (firmware, the kernel's setup)
 	pc=$(grep -o -m 1 -E '\b[RE]IP=[0-9a-f]+' <<<"$regs" | cut -d= -f2)
 	[ -n "$pc" ] || return 0
-	[ ! -f "$out/vmlinux" ] ||
-		sym=$(run_child "$LIMIT_SHORT" gdb -q -nx -batch -ex "info symbol 0x$pc" "$out/vmlinux" 2>/dev/null </dev/null |
+	[ ! -f "$vml" ] ||
+		sym=$(run_child "$LIMIT_SHORT" gdb -q -nx -batch -ex "info symbol 0x$pc" "$vml" 2>/dev/null </dev/null |
 			grep -v '^No symbol' | tail -n 1)
 	sym=${sym:-no kernel symbol}
 	printf 'PC 0x%s: %s\n' "$pc" "$sym" >>"$hang"

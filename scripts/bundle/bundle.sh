@@ -44,10 +44,10 @@ lab_commit() {
 step_files() { # slug
 	(
 		cd "$(step_out "$1")" || exit 1
-		printf '%s\n' bzImage vmlinux System.map config build-record kernel.key \
-			lab_constants.py programs initramfs-lab.cpio initramfs.parts
-		find uapi gdb-helpers -type f
-		find guest -mindepth 2 -maxdepth 2 -type f -perm -u+x
+		for f in bzimage vmlinux system_map config build_record build_key gdb_constants programs \
+			initramfs_lab initramfs_parts; do out_file . "$f"; done
+		find "$(out_file . uapi)" "$(out_file . gdb_helpers)" -type f
+		find "$(out_file . guest)" -mindepth 2 -maxdepth 2 -type f -perm -u+x
 	) | LC_ALL=C sort
 }
 # The namespace of a bundle's signature (ssh-keygen -Y sign -n): a
@@ -58,7 +58,7 @@ SIG_NAMESPACE=abi-lab-bundle
 # which make gdb and make kgdb source into gdb. Everything else is data,
 # or runs inside QEMU.
 host_code() { # the bundle's directory: its files the host runs, one per line
-	(cd "$1" && find steps -path '*/gdb-helpers/*' -name '*.py' -o -name lab_constants.py) | LC_ALL=C sort
+	(cd "$1" && find steps -path "$(out_file '*' gdb_helpers)/*.py" -o -path "$(out_file '*' gdb_constants)") | LC_ALL=C sort
 }
 
 # The docs' part of the scanner's output.
@@ -115,7 +115,7 @@ make_bundle() { # [--fast FILE] [--sign KEY]
 		echo "lab-commit: $commit"
 		echo "made: $(date -u '+%Y-%m-%d %H:%M UTC')"
 		echo "steps: $(step_slugs | tr '\n' ' ')"
-		sed -n 's/^\(linux-source\|gcc\|binutils\): /&/p' "$(step_out "$(first_step)")/build-record"
+		sed -n 's/^\(linux-source\|gcc\|binutils\): /&/p' "$(out_file "$(step_out "$(first_step)")" build_record)"
 		echo "busybox: $(pkg_version busybox-static)"
 		echo "libc: $(pkg_version libc6-dev)"
 		awk '{ print "deb: " $1 " " $2 }' "$BUILD_DIR/debian/debs/MANIFEST"
@@ -249,7 +249,7 @@ $bad"
 	rm -rf "$BUILD_DIR/import"
 	say "imported ${file##*/} in $((SECONDS - t0)) s: the bundle announced ($IDENTITY), whole (every file as its SHA256SUMS says)"
 	info "of its files, ${#code[@]} are Python that this machine runs, in gdb, when you type make gdb or make kgdb:"
-	info "  the kernel's gdb helpers and the lab's constants, steps/*/gdb-helpers/**/*.py and steps/*/lab_constants.py;"
+	info "  the kernel's gdb helpers and the lab's constants, $(out_file 'steps/*' gdb_helpers)/**/*.py and $(out_file 'steps/*' gdb_constants);"
 	info "  everything else is data, or runs inside QEMU"
 	info "built $(field "$BUILD_DIR/bundle.txt" made) with $(field "$BUILD_DIR/bundle.txt" gcc), linux-source $(field "$BUILD_DIR/bundle.txt" linux-source)"
 	info "next: make run STEP=1 (make verify-bundle BUNDLE=... rebuilds from source and compares, where a compiler is)"
@@ -258,7 +258,7 @@ $bad"
 # Why two builds differ: the inputs the bundle names that differ here.
 explain() { # BUNDLE-file step-slug
 	local b=$1 rec k here there
-	rec=$(step_out "$2")/build-record
+	rec=$(out_file "$(step_out "$2")" build_record)
 	for k in linux-source gcc binutils; do
 		there=$(field "$b" "$k")
 		here=$(field "$rec" "$k")
@@ -321,9 +321,10 @@ check_imported() {
 	local s f
 	same_commit "$BUILD_DIR/bundle.txt"
 	for s in $(step_slugs); do
-		for f in bzImage vmlinux initramfs.cpio programs; do
-			[ -f "$(step_out "$s")/$f" ] ||
-				die "the imported bundle lacks ${f} of step $s: import it again (make import BUNDLE=$(field "$BUILD_DIR/bundle.txt" imported-from))"
+		for f in bzimage vmlinux initramfs programs; do
+			f=$(out_file "$(step_out "$s")" "$f")
+			[ -f "$f" ] ||
+				die "the imported bundle lacks ${f##*/} of step $s: import it again (make import BUNDLE=$(field "$BUILD_DIR/bundle.txt" imported-from))"
 		done
 	done
 	info "using the imported bundle (made $(field "$BUILD_DIR/bundle.txt" made), commit $(field "$BUILD_DIR/bundle.txt" lab-commit | cut -c1-12)): nothing to build"

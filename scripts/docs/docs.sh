@@ -88,12 +88,11 @@ rc=0
 # the layout is drawn from the first step that runs autofs-layout
 layout=
 for s in "${steps[@]}"; do
-	grep -q '^autofs-layout ' "$(step_out "$s")/programs" 2>/dev/null && { layout=$s; break; }
+	grep -q '^autofs-layout ' "$(out_file "$(step_out "$s")" programs)" 2>/dev/null && { layout=$s; break; }
 done
 [ -n "$layout" ] || die "no step runs autofs-layout (steps/*/runs): nothing to draw the layout from"
-need "$(step_out "$layout")/vmlinux"
-need "$(step_out "$layout")/guest/i386/systemd-style"
-need "$(step_out "$layout")/guest/x32/systemd-style"
+lvml=$(out_file "$(step_out "$layout")" vmlinux) lguest=$(out_file "$(step_out "$layout")" guest)
+for f in "$lvml" "$lguest/i386/systemd-style" "$lguest/x32/systemd-style"; do need "$f"; done
 
 
 # 2. Generated inputs.
@@ -102,9 +101,8 @@ mkdir -p "$gen/root"
 ln -sfn "$BUILD_DIR" "$gen/root/build"
 # (the generators import labhost, on PYTHONPATH since lab_setup)
 run_child "$LIMIT_SHORT" "$LAB_PYTHON" "$generators/site.py" "$gen" "$site" | sed 's/^/    /'
-run_child "$LIMIT_SHORT" "$LAB_PYTHON" "$generators/layout-svg.py" "$(step_out "$layout")/vmlinux" \
-	"$(step_out "$layout")/guest/i386/systemd-style" \
-	"$(step_out "$layout")/guest/x32/systemd-style" "$gen/layout.svg" \
+run_child "$LIMIT_SHORT" "$LAB_PYTHON" "$generators/layout-svg.py" "$lvml" \
+	"$lguest/i386/systemd-style" "$lguest/x32/systemd-style" "$gen/layout.svg" \
 	"$(run_file "$(step_out "$layout")" transcript)" | sed 's/^/    /'
 # today's break, link_create.tracing of union bpf_attr, from the step that
 # runs bpf-cookie: its vmlinux and its i386 and x32 bpf-cookie (its page
@@ -114,12 +112,13 @@ for s in "${steps[@]}"; do
 	grep -q '^bpf-cookie ' <<<"$(step_programs "$s")" && { cookie=$s; break; }
 done
 if [ -n "$cookie" ]; then
-	for f in vmlinux guest/i386/bpf-cookie guest/x32/bpf-cookie; do need "$(step_out "$cookie")/$f"; done
+	cvml=$(out_file "$(step_out "$cookie")" vmlinux) cguest=$(out_file "$(step_out "$cookie")" guest)
+	for f in "$cvml" "$cguest/i386/bpf-cookie" "$cguest/x32/bpf-cookie"; do need "$f"; done
 	sub="gdb ptype /o of the kernel and of the i386 and x32 programs, all built from the same <linux/bpf.h>"
 	run_child "$LIMIT_SHORT" "$LAB_PYTHON" "$generators/layout-svg.py" \
 		--ptype '((union bpf_attr *) 0)->link_create.tracing' --within 'union bpf_attr' \
-		--program program --highlight cookie --subtitle "$sub" "$(step_out "$cookie")/vmlinux" \
-		"$(step_out "$cookie")/guest/i386/bpf-cookie" "$(step_out "$cookie")/guest/x32/bpf-cookie" \
+		--program program --highlight cookie --subtitle "$sub" "$cvml" \
+		"$cguest/i386/bpf-cookie" "$cguest/x32/bpf-cookie" \
 		"$gen/layout-$cookie.svg" | sed 's/^/    /'
 fi
 numbers() { local s out=(); for s in "$@"; do out+=("$(step_number "$s")"); done; local IFS=,; echo "${out[*]}"; }

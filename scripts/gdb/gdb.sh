@@ -35,11 +35,13 @@ target=${transport/gdbstub/gdb}
 out=$(step_out "$s")
 script=$(step_gdb_script "$s")
 [ -n "$script" ] || die "step $s has no gdb script (steps/$s/$s.gdb)"
-for f in "$out/vmlinux" "$out/bzImage" "$out/initramfs.cpio" "$out/kernel.key" "$out/lab_constants.py"; do
+for f in vmlinux bzimage initramfs build_key gdb_constants; do
+	f=$(out_file "$out" "$f")
 	[ -f "$f" ] || die "step $s is not built yet: no ${f#"$LAB_ROOT"/} (run: make)"
 done
-[ -f "$out/gdb-helpers/scripts/gdb/linux/constants.py" ] ||
-	die "the kernel's gdb helpers are missing: no ${out#"$LAB_ROOT"/}/gdb-helpers (run: make)"
+helpers=$(out_file "$out" gdb_helpers)
+[ -f "$helpers/scripts/gdb/linux/constants.py" ] ||
+	die "the kernel's gdb helpers are missing: no ${helpers#"$LAB_ROOT"/} (run: make)"
 
 gdblog=$(run_file "$out" gdb_log "$transport")
 serial=$(run_file "$out" serial "$transport")
@@ -75,7 +77,7 @@ gdb_args=("${GDB_BASE[@]}" "${DBG_CONNECT[@]}" -ex "set trace-commands on" -x "$
 # vmlinux is its file argument, loaded before the -ex commands run: a
 # path is one word there, where "-ex file PATH" splits it at spaces.
 gdb_cmd() { # more gdb arguments...
-	GDB_CMD=(gdb "${gdb_args[@]}" "$@" "$out/vmlinux")
+	GDB_CMD=(gdb "${gdb_args[@]}" "$@" "$(out_file "$out" vmlinux)")
 }
 # the safety net, for kgdb sessions only (scripts/gdb/session.sh)
 closer() { [ "$transport" != kgdb ] || kgdb_closer "$DBG_WHERE" "$out/kgdb-end.txt"; }

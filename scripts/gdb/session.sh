@@ -110,7 +110,7 @@ gdb_base_args() { # slug out-dir transport
 		-iex "set \$lab_step = \"$1\"" -iex "set \$lab_step_out = \"$2\""
 		# how lab-release and detach end the session (gdb-scripts/lab/session.py)
 		-iex "set \$lab_transport = \"$3\""
-		-ex "source $2/gdb-helpers/vmlinux-gdb.py" -ex "source $LAB_ROOT/gdb-scripts/lab-gdb.py")
+		-ex "source $(out_file "$2" gdb_helpers)/vmlinux-gdb.py" -ex "source $LAB_ROOT/gdb-scripts/lab-gdb.py")
 }
 
 # The end of a kgdb session: the safety net (scripts/gdb/kgdb-closer.py)

@@ -18,13 +18,14 @@ parse_args "$usage" --out= -- "$@"
 s=$(resolve_step "${ARGS[0]}")
 out=${OPT[out]:-$(step_out "$s")}
 mapfile -t abis < <(guest_abis)
-[ -d "$out/uapi" ] || die "step $s has no kernel headers yet: build its kernel first"
+uapi=$(out_file "$out" uapi) guest=$(out_file "$out" guest) programs=$(out_file "$out" programs)
+[ -d "$uapi" ] || die "step $s has no kernel headers yet: build its kernel first"
 # (the kernel's own build dir has it: gen_init_cpio is a host program)
 gen=$(step_kout "$s")/usr/gen_init_cpio
 [ -x "$gen" ] || die "$gen missing: build step $s's kernel first"
 
 for abi in "${abis[@]}"; do
-	if ! run_child "$LIMIT_SHORT" make -s -C "$LAB_ROOT/guest" O="$out/guest/$abi" UAPI="$out/uapi" ABI="$abi" \
+	if ! run_child "$LIMIT_SHORT" make -s -C "$LAB_ROOT/guest" O="$guest/$abi" UAPI="$uapi" ABI="$abi" \
 		</dev/null >"$LOGS/guest-$s-$abi.log" 2>&1; then
 		cat "$LOGS/guest-$s-$abi.log" >&2
 		die "building the $abi guest programs of step $s failed (log: $LOGS/guest-$s-$abi.log)"
@@ -35,7 +36,7 @@ done
 # (program, ABI, the name it runs as), as the step model reads and checks
 # them (scripts/labhost/steps.py). What history predicts stays on the
 # host, in the step's expected file: the guest cannot see it.
-step_programs "$s" >"$out/programs"
+step_programs "$s" >"$programs"
 # a program of guest/ must have been built for its ABI; Debian's
 # automount comes from Debian's packages (the model checked their ABIs)
 debian=0
@@ -45,27 +46,27 @@ while read -r prog abi _; do
 		continue
 	fi
 	# DAEMON+ABI: DAEMON, its lookups by the client of that other ABI
-	[ -x "$out/guest/$abi/${prog%%+*}" ] || die "step $s runs ${prog%%+*} for $abi, which guest/ does not build"
-	[ "${prog%%+*}" = "$prog" ] || [ -x "$out/guest/${prog#*+}/client" ] ||
+	[ -x "$guest/$abi/${prog%%+*}" ] || die "step $s runs ${prog%%+*} for $abi, which guest/ does not build"
+	[ "${prog%%+*}" = "$prog" ] || [ -x "$guest/${prog#*+}/client" ] ||
 		die "step $s runs $prog: no client built for ${prog#*+}"
-done <"$out/programs"
+done <"$programs"
 [ "$debian" = 0 ] || "$SCRIPTS/guest/debian-root.sh"
 
 # The archive holds copies, all dated source_epoch, in a fixed order: the
 # same guest gives the same bytes on any machine (gen_init_cpio keeps a
 # file's own time; -t dates the rest).
 epoch=$(source_epoch)
-files=$out/initramfs-files
+files=$(out_file "$out" initramfs_files)
 rm -rf "$files"
 mkdir -p "$files"
 cp /bin/busybox "$LAB_ROOT/guest/init.sh" "$LAB_ROOT/guest/result.sh" \
-	"$LAB_ROOT/guest/debian-run.sh" "$LAB_ROOT/guest/abis" "$out/programs" "$files/"
+	"$LAB_ROOT/guest/debian-run.sh" "$LAB_ROOT/guest/abis" "$programs" "$files/"
 for abi in "${abis[@]}"; do
 	mkdir "$files/$abi"
-	find "$out/guest/$abi" -maxdepth 1 -type f -perm -u+x -exec cp {} "$files/$abi/" \;
+	find "$guest/$abi" -maxdepth 1 -type f -perm -u+x -exec cp {} "$files/$abi/" \;
 done
 find "$files" -exec touch -h -d "@$epoch" {} +
-list=$out/initramfs.list
+list=$(out_file "$out" initramfs_list)
 {
 	for d in /dev /proc /sys /tmp /bin /auto /root /lab /view; do
 		echo "dir $d 0755 0 0"
@@ -76,7 +77,7 @@ list=$out/initramfs.list
 	echo "file /init $files/init.sh 0755 0 0"
 	echo "file /lab/result.sh $files/result.sh 0644 0 0"
 	echo "file /lab/debian-run.sh $files/debian-run.sh 0755 0 0"
-	echo "file /lab/programs $files/programs 0644 0 0"
+	echo "file /lab/programs $files/${programs##*/} 0644 0 0"
 	echo "file /lab/abis $files/abis 0644 0 0"
 	for abi in "${abis[@]}"; do
 		echo "dir /lab/$abi 0755 0 0"
@@ -86,7 +87,8 @@ list=$out/initramfs.list
 } >"$list"
 # the step's own part alone, and the whole initramfs, which goes on with
 # Debian's part when the step runs Debian's automount
-"$gen" -t "$epoch" "$list" >"$out/initramfs-lab.cpio.tmp"
-mv "$out/initramfs-lab.cpio.tmp" "$out/initramfs-lab.cpio"
-{ echo lab; [ "$debian" = 0 ] || echo debian; } >"$out/initramfs.parts"
+lab=$(out_file "$out" initramfs_lab)
+"$gen" -t "$epoch" "$list" >"$lab.tmp"
+mv "$lab.tmp" "$lab"
+{ echo lab; [ "$debian" = 0 ] || echo debian; } >"$(out_file "$out" initramfs_parts)"
 join_initramfs "$out"

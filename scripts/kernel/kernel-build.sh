@@ -82,25 +82,26 @@ configure() {
 	echo "$key" >"$KOUT/.lab-config-key"
 }
 
-# build/steps/SLUG/lab_constants.py: gdb-scripts/lab/constants.py.in
-# run through the C preprocessor with the kernel's own include path and
-# config (kbuild's LINUXINCLUDE and kconfig.h, as for the kernel's
+# The step's gdb constants: gdb-scripts/lab/constants.py.in run through
+# the C preprocessor with the kernel's own include path and config
+# (kbuild's LINUXINCLUDE and kconfig.h, as for the kernel's
 # scripts/gdb/linux/constants.py.in), so with this step's tree; what
 # follows the marker is kept.
 gdb_constants() { # out-dir
-	local in=$LAB_ROOT/gdb-scripts/lab/constants.py.in
+	local in=$LAB_ROOT/gdb-scripts/lab/constants.py.in c
+	c=$(out_file "$1" gdb_constants)
 	run_shown gcc -E -P -x c -nostdinc -D__KERNEL__ \
 		-I"$KSRC/arch/x86/include" -I"$KOUT/arch/x86/include/generated" \
 		-I"$KSRC/include" -I"$KOUT/include" \
 		-I"$KSRC/arch/x86/include/uapi" -I"$KOUT/arch/x86/include/generated/uapi" \
 		-I"$KSRC/include/uapi" -I"$KOUT/include/generated/uapi" \
 		-include "$KSRC/include/linux/kconfig.h" -include "$KSRC/include/linux/compiler_types.h" \
-		"$in" >"$1/lab_constants.py.tmp" 2>"$LOGS/gdb-constants.log" ||
+		"$in" >"$c.tmp" 2>"$LOGS/gdb-constants.log" ||
 		die "preprocessing ${in#"$LAB_ROOT"/} failed, see $LOGS/gdb-constants.log"
-	grep -q '^<!-- end-c-headers -->$' "$1/lab_constants.py.tmp" ||
-		die "preprocessing ${in#"$LAB_ROOT"/} lost its end-c-headers marker (see $1/lab_constants.py.tmp)"
-	sed -i '1,/^<!-- end-c-headers -->$/d' "$1/lab_constants.py.tmp"
-	mv "$1/lab_constants.py.tmp" "$1/lab_constants.py"
+	grep -q '^<!-- end-c-headers -->$' "$c.tmp" ||
+		die "preprocessing ${in#"$LAB_ROOT"/} lost its end-c-headers marker (see $c.tmp)"
+	sed -i '1,/^<!-- end-c-headers -->$/d' "$c.tmp"
+	mv "$c.tmp" "$c"
 }
 
 # What went into this build, for a bundle's reader (scripts/bundle/bundle.sh):
@@ -117,7 +118,9 @@ build_record() {
 # dir, and keep the results in $2: bzImage, vmlinux, uapi headers, the
 # gdb constants.
 build_into() { # label out-dir
-	local label=$1 out=$2
+	local label=$1 out=$2 kernel vml uapi helpers
+	kernel=$(out_file "$out" bzimage) vml=$(out_file "$out" vmlinux)
+	uapi=$(out_file "$out" uapi) helpers=$(out_file "$out" gdb_helpers)
 	# the date of what is checked out, which gen_initramfs.sh also reads
 	KBUILD_BUILD_TIMESTAMP=$(git -C "$KSRC" log -1 --format=%ad --date=rfc)
 	KMAKE+=(KBUILD_BUILD_TIMESTAMP="$KBUILD_BUILD_TIMESTAMP")
@@ -125,41 +128,44 @@ build_into() { # label out-dir
 	run_logged "$label: make bzImage" "$(kernel_log "$label")" "$LIMIT_KERNEL_BUILD" \
 		"${KMAKE[@]}" -j"$JOBS" bzImage scripts_gdb
 	# for the workshop page: what this build took, ccache hits and all
-	echo "$RUN_SECONDS" >"$out/kernel-build-seconds"
+	echo "$RUN_SECONDS" >"$(out_file "$out" build_seconds)"
 	run_logged "$label: make headers_install" "$LOGS/headers-$label.log" "$LIMIT_KERNEL_BUILD" \
 		"${KMAKE[@]}" headers_install
-	rm -rf "$out/uapi"
-	cp -a "$KOUT/usr/include" "$out/uapi"
-	cp "$KOUT/arch/x86/boot/bzImage" "$KOUT/vmlinux" "$KOUT/System.map" "$out/"
-	cp "$KOUT/.config" "$out/config"
+	rm -rf "$uapi"
+	cp -a "$KOUT/usr/include" "$uapi"
+	cp "$KOUT/arch/x86/boot/bzImage" "$kernel"
+	cp "$KOUT/vmlinux" "$vml"
+	cp "$KOUT/System.map" "$(out_file "$out" system_map)"
+	cp "$KOUT/.config" "$(out_file "$out" config)"
 	# the kernel's gdb helpers (scripts/gdb), as files: a bundle has no tree
-	rm -rf "$out/gdb-helpers"
-	mkdir -p "$out/gdb-helpers/scripts"
-	cp -L "$KOUT/vmlinux-gdb.py" "$out/gdb-helpers/"
-	cp -rL "$KOUT/scripts/gdb" "$out/gdb-helpers/scripts/"
-	find "$out/gdb-helpers" \( -name __pycache__ -o -name '.*' -o -name Makefile \) -prune -exec rm -rf {} +
+	rm -rf "$helpers"
+	mkdir -p "$helpers/scripts"
+	cp -L "$KOUT/vmlinux-gdb.py" "$helpers/"
+	cp -rL "$KOUT/scripts/gdb" "$helpers/scripts/"
+	find "$helpers" \( -name __pycache__ -o -name '.*' -o -name Makefile \) -prune -exec rm -rf {} +
 	gdb_constants "$out"
-	build_record >"$out/build-record"
-	info "$label: kernel $(du -h "$out/bzImage" | cut -f1) bzImage, vmlinux $(du -h "$out/vmlinux" | cut -f1)"
+	build_record >"$(out_file "$out" build_record)"
+	info "$label: kernel $(du -h "$kernel" | cut -f1) bzImage, vmlinux $(du -h "$vml" | cut -f1)"
 }
 
 build_step() {
-	local s=$1 branch out key
+	local s=$1 branch out key kkey
 	branch=$s
 	out=$(step_out "$s")
+	kkey=$(out_file "$out" build_key)
 	kmake_for "$s"
 	key="$(git -C "$KSRC" rev-parse "$branch^{tree}") $(files_key "${FRAGMENTS[@]}")"
 	key="$key $(files_key "$LAB_ROOT/gdb-scripts/lab/constants.py.in" "$0")"
-	if [ "$(cat "$out/kernel.key" 2>/dev/null)" = "$key" ] &&
-		[ -f "$out/bzImage" ] && [ -f "$out/vmlinux" ]; then
+	if [ "$(cat "$kkey" 2>/dev/null)" = "$key" ] &&
+		[ -f "$(out_file "$out" bzimage)" ] && [ -f "$(out_file "$out" vmlinux)" ]; then
 		return 0
 	fi
 	say "kernel: step $s ($branch)"
-	rm -f "$out/kernel.key"
+	rm -f "$kkey"
 	mkdir -p "$out"
 	git -C "$KSRC" checkout -q "$branch"
 	build_into "$s" "$out"
-	echo "$key" >"$out/kernel.key"
+	echo "$key" >"$kkey"
 }
 
 if [ -n "${OPT[out]}" ]; then

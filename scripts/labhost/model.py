@@ -12,8 +12,9 @@ STEP_BASE (the branch its patches go on), STEP_CONFIG (its own kernel
 config fragment, empty if none), STEP_KBUILD (its kernel's build dir,
 relative to the kernel tree), STEP_GOAL (what make try ON=SLUG aims at:
 its goal file, empty for the pristine step's expected), STEP_EXPECTED
-(its expected file); RUN_FILE and DEMO_RUN (the files of a boot: layout.py),
-STEPS_REL (where the steps' outputs are, relative to a build dir);
+(its expected file); OUT_FILE (the files of a build), RUN_FILE and
+DEMO_RUN (the files of a boot: layout.py), STEPS_REL (where the steps'
+outputs are, relative to a build dir);
 PRISTINE_STEP; DEBIAN_PROGRAMS and GUEST_ABIS, with GUEST_ABI_FLAG.
 Anything in steps/ that breaks a rule: "error: ..." naming the file and
 line, exit 1."""
@@ -58,6 +59,7 @@ def shell(root, build):
         declare_map("STEP_KBUILD", [(s.slug, layout.kbuild(s.slug, s.config)) for s in all_steps]),
         declare_map("STEP_GOAL", [(s.slug, s.goal or "") for s in all_steps]),
         declare_map("STEP_EXPECTED", [(s.slug, s.expected_path) for s in all_steps]),
+        declare_map("OUT_FILE", sorted(layout.OUT_FILES.items())),
         declare_map("RUN_FILE", sorted(layout.RUN_FILES.items())),
         "declare -g DEMO_RUN=%s\n" % shlex.quote(layout.DEMO_RUN),
         "declare -g STEPS_REL=%s\n" % shlex.quote(os.path.relpath(layout.steps_dir(build), build)),

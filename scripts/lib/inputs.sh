@@ -8,8 +8,8 @@
 
 # The inputs of a demo boot of the guest in OUT, one "what value" line each.
 boot_inputs() { # out-dir [more kernel command line]
-	printf 'kernel sha256:%s\n' "$(sha256sum <"$1/bzImage" | cut -c1-64)"
-	printf 'initramfs sha256:%s\n' "$(sha256sum <"$1/initramfs.cpio" | cut -c1-64)"
+	printf 'kernel sha256:%s\n' "$(sha256sum <"$(out_file "$1" bzimage)" | cut -c1-64)"
+	printf 'initramfs sha256:%s\n' "$(sha256sum <"$(out_file "$1" initramfs)" | cut -c1-64)"
 	printf 'command line %s%s\n' "$(limits_cmdline)" "${2:+ $2}"
 	printf 'qemu %s\n' "$(qemu-system-x86_64 --version | head -n 1)"
 }

@@ -72,7 +72,7 @@ boot_limit() {
 # The boot limit of the guest in an output dir (its programs file: one
 # line a program), and of a batch debugger session of it.
 step_boot_limit() { # out-dir
-	boot_limit "$(grep -c . "$1/programs")"
+	boot_limit "$(grep -c . "$(out_file "$1" programs)")"
 }
 gdb_batch_limit() { # out-dir
 	echo $(($(step_boot_limit "$1") + LIMIT_GDB_EXTRA))

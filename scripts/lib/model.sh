@@ -35,6 +35,9 @@ step_out() { step_out_in "$BUILD_DIR" "$1"; }
 steps_out() { echo "$1/$STEPS_REL"; } # build-dir
 # what history predicts for its runs
 step_expected() { echo "${STEP_EXPECTED[$1]}"; }
+# A file a build leaves in an output dir, as labhost/layout.py names it:
+# WHAT is bzimage, vmlinux, uapi, programs, initramfs, ...
+out_file() { echo "$1/${OUT_FILE[$2]:?"out_file: no file '$2' in labhost/layout.py"}"; } # out-dir what
 # A file of one boot in an output dir, as labhost/layout.py names it:
 # WHAT is transcript, inputs, serial, boot_seconds, ...; RUN the boot's
 # name (boot.sh --run; the demo's when none)

@@ -52,7 +52,7 @@ for s in "${steps[@]}"; do
 			"$(run_file "$out" gdb_log "$t")" "$(run_file "$out" transcript "$t")"
 		# the kernel's helpers are the step's output, which a bundle carries
 		# and a rebuild must match: a session leaves them as built
-		written=$(find "$out/gdb-helpers" -name __pycache__ -o -name '*.pyc' | head -n 3)
+		written=$(find "$(out_file "$out" gdb_helpers)" -name __pycache__ -o -name '*.pyc' | head -n 3)
 		if [ -z "$written" ]; then
 			pass "$S: the session wrote nothing into the step's gdb helpers"
 		else

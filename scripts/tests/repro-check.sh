@@ -27,12 +27,13 @@ trap 'drop_tree; lab_cleanup' EXIT
 
 # a directory's files and their hashes, as one hash
 tree_sum() { (cd "$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-64); }
-same() { # what path-in-out-dirs
+same() { # label what (out_file's)
 	local a b
-	if [ -d "$out/$2" ]; then
-		a=$(tree_sum "$out/$2") b=$(tree_sum "$other/out/$2")
+	a=$(out_file "$out" "$2") b=$(out_file "$other/out" "$2")
+	if [ -d "$a" ]; then
+		a=$(tree_sum "$a") b=$(tree_sum "$b")
 	else
-		a=$(sha256sum <"$out/$2" | cut -c1-64) b=$(sha256sum <"$other/out/$2" | cut -c1-64)
+		a=$(sha256sum <"$a" | cut -c1-64) b=$(sha256sum <"$b" | cut -c1-64)
 	fi
 	if [ "$a" = "$b" ]; then
 		pass "step $s built in another directory: $1, the same bytes (sha256 ${a:0:16})"
@@ -57,12 +58,12 @@ for s in "$@"; do
 		CCACHE_DISABLE=1 "$SCRIPTS/kernel/kernel-build.sh" --tree "$wtree" --out "$other/out" --config-of "$s"
 		"$SCRIPTS/guest/guest-build.sh" "$s" --out "$other/out"
 	} 2>&1 | sed -u 's/^/# /'
-	same bzImage bzImage
+	same bzImage bzimage
 	same vmlinux vmlinux
-	same "the step's initramfs part" initramfs-lab.cpio
+	same "the step's initramfs part" initramfs_lab
 	same "the uapi headers" uapi
-	same "the gdb constants" lab_constants.py
-	same "the kernel's gdb helpers" gdb-helpers
+	same "the gdb constants" gdb_constants
+	same "the kernel's gdb helpers" gdb_helpers
 	[ "$failed" -eq 0 ] || break
 done
 [ "$failed" -ne 0 ] || rm -rf "$other"

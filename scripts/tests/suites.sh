@@ -237,7 +237,7 @@ suite_abi-scan() {
 	local pristine
 	skip_imported "abi-scan: the scanner's tests, and its numbers proven by the compiler" && return
 	pristine=$(pristine_step)
-	exec "$SCRIPTS/abi-scan/test.sh" --uapi "$(step_out "$pristine")/uapi" --ksrc "$KSRC" \
+	exec "$SCRIPTS/abi-scan/test.sh" --uapi "$(out_file "$(step_out "$pristine")" uapi)" --ksrc "$KSRC" \
 		--out "$BUILD_DIR/abi-scan"
 }
 
@@ -245,20 +245,21 @@ suite_abi-scan() {
 # ABI this machine's kernel runs (a shell says 126 for a program it
 # cannot execute: i386 without IA32 emulation, x32 without x32 support).
 suite_unit() {
-	local first abi rc abis=() progs
+	local first uapi guest abi rc abis=() progs
 	skip_imported "guest programs: host unit tests" && return
 	tap_begin
 	first=$(step_out "$(first_step)")
+	uapi=$(out_file "$first" uapi) guest=$(out_file "$first" guest)
 	for abi in $(guest_abis); do
 		rc=0
-		"$first/guest/$abi/autofs-layout" --help >/dev/null 2>&1 || rc=$?
+		"$guest/$abi/autofs-layout" --help >/dev/null 2>&1 || rc=$?
 		if [ "$rc" -eq 126 ]; then
 			skip "guest unit tests, $abi" "this machine's kernel cannot run $abi programs; the guests' kernels can"
 		else
 			abis+=("$abi")
 		fi
 	done
-	run_child "$LIMIT_SUITE" make -s -C "$LAB_ROOT/guest" O="$BUILD_DIR/unit" UAPI="$first/uapi" KSRC="$KSRC" \
+	run_child "$LIMIT_SUITE" make -s -C "$LAB_ROOT/guest" O="$BUILD_DIR/unit" UAPI="$uapi" KSRC="$KSRC" \
 		CHECK_ABIS="${abis[*]}" check </dev/null >"$TLOG/unit.out" 2>"$TLOG/unit.err" || true
 	tap_include <"$TLOG/unit.out"
 	# (make's and the harness's stderr: comments, never tests)

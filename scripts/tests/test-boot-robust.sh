@@ -102,7 +102,7 @@ accel_of() { # LAB_KVM value: what choose_accel decides, in a build dir of its o
 	# shellcheck disable=SC2016 # the inner bash expands them
 	run_child "$LIMIT_SHORT" env -u LAB_LOCKED -u LAB_DEADLINE -u LAB_MODEL BUILD_DIR="$tmp/accel" LAB_KVM="$1" \
 		bash -c '. "$1/lib/core.sh"; lab_setup; . "$1/lib/accel.sh"; choose_accel "$2"; echo "ACCEL=$ACCEL"' \
-		accel "$SCRIPTS" "$fo/bzImage" </dev/null 2>&1
+		accel "$SCRIPTS" "$(out_file "$fo" bzimage)" </dev/null 2>&1
 }
 within=$(((LIMIT_KVM_PROBE + 3) * 1000))
 t0=$(now_ms)

@@ -47,8 +47,8 @@ else
 fi
 differ=()
 for s in $(step_slugs); do
-	for f in bzImage vmlinux initramfs.cpio; do
-		cmp -s "$(step_out "$s")/$f" "$(step_out_in "$laptop" "$s")/$f" || differ+=("$s/$f")
+	for f in bzimage vmlinux initramfs; do
+		cmp -s "$(out_file "$(step_out "$s")" "$f")" "$(out_file "$(step_out_in "$laptop" "$s")" "$f")" || differ+=("$s/$f")
 	done
 done
 if [ ${#differ[@]} -eq 0 ]; then

@@ -44,17 +44,18 @@ refused() {
 # A fake bundle of this commit, complete enough to import: every step's
 # initramfs part and a gdb helper, Debian's part, the scan's report.
 fake() { # dir
-	local d=$1/abi-lab-${head:0:12} s
+	local d=$1/abi-lab-${head:0:12} s o
 	rm -rf "$1"
 	mkdir -p "$d/debian" "$d/abi-scan"
 	printf 'lab-commit: %s\nsteps: %s\n' "$head" "$(step_slugs | tr '\n' ' ')" >"$d/BUNDLE"
 	for s in $(step_slugs); do
-		mkdir -p "$d/steps/$s/gdb-helpers"
-		echo kernel >"$d/steps/$s/bzImage"
-		echo cpio >"$d/steps/$s/initramfs-lab.cpio"
-		echo lab >"$d/steps/$s/initramfs.parts"
-		echo 'print("helper")' >"$d/steps/$s/gdb-helpers/vmlinux-gdb.py"
-		echo 'X = 1' >"$d/steps/$s/lab_constants.py"
+		o=$(step_out_in "$d" "$s")
+		mkdir -p "$(out_file "$o" gdb_helpers)"
+		echo kernel >"$(out_file "$o" bzimage)"
+		echo cpio >"$(out_file "$o" initramfs_lab)"
+		echo lab >"$(out_file "$o" initramfs_parts)"
+		echo 'print("helper")' >"$(out_file "$o" gdb_helpers)/vmlinux-gdb.py"
+		echo 'X = 1' >"$(out_file "$o" gdb_constants)"
 	done
 	echo debian >"$d/debian/debian.cpio.lz4"
 	echo report >"$d/abi-scan/report.txt"
@@ -86,7 +87,7 @@ refused "not the $(printf '%064d' 1) you were given" "a bundle whose SHA256 is n
 refused "is not a SHA256" "SHA256= that is not 64 hex digits" BUNDLE="$tmp/good.tar.xz" SHA256=abc
 # one gdb helper changed, SHA256SUMS written again: whole, but not the announced one
 cp -a "$tmp/good" "$tmp/evil"
-echo 'import os; os.system("touch /tmp/pwned")' >"$tmp/evil/abi-lab-${head:0:12}/steps/$(first_step)/gdb-helpers/vmlinux-gdb.py"
+echo 'import os; os.system("touch /tmp/pwned")' >"$(out_file "$(step_out_in "$tmp/evil/abi-lab-${head:0:12}" "$(first_step)")" gdb_helpers)/vmlinux-gdb.py"
 sums "$tmp/evil/abi-lab-${head:0:12}"
 pack "$tmp/evil" "$tmp/evil.tar.xz"
 refused "not the $good you were given" "a bundle whose gdb helper was changed and SHA256SUMS recomputed, given the announced SHA256" \
@@ -130,18 +131,19 @@ rm -rf "$tmp/build"
 
 # 3. The announced bundle must be of this commit, and whole.
 d=$tmp/fake/abi-lab-000000000000
-mkdir -p "$d/steps"
+k=$(out_file "$(step_out_in . "$(first_step)")" bzimage) k=${k#./} # the first kernel, as a bundle names it
+mkdir -p "$d/${k%/*}"
 printf 'lab-commit: %040d\nsteps: %s\n' 0 "$(step_slugs | tr '\n' ' ')" >"$d/BUNDLE"
-echo kernel >"$d/steps/bzImage"
-(cd "$d" && sha256sum steps/bzImage >SHA256SUMS)
+echo kernel >"$d/$k"
+(cd "$d" && sha256sum "$k" >SHA256SUMS)
 pack "$tmp/fake" "$tmp/other-commit.tar.xz"
 refused "made from the lab's commit 0\{40\}; this checkout is at $head" \
 	"a bundle of another commit, and names the commit to check out" \
 	BUNDLE="$tmp/other-commit.tar.xz" SHA256="$(sha "$tmp/other-commit.tar.xz")"
 cp -a "$tmp/good" "$tmp/damaged"
-echo changed >"$tmp/damaged/abi-lab-${head:0:12}/steps/$(first_step)/bzImage"
+echo changed >"$tmp/damaged/abi-lab-${head:0:12}/$k"
 pack "$tmp/damaged" "$tmp/damaged.tar.xz"
-refused "steps/$(first_step)/bzImage: FAILED" "a damaged bundle, and names the damaged file" \
+refused "$k: FAILED" "a damaged bundle, and names the damaged file" \
 	BUNDLE="$tmp/damaged.tar.xz" SHA256="$(sha "$tmp/damaged.tar.xz")"
 
 # a build dir that holds an imported bundle is not a build from source

@@ -138,11 +138,11 @@ else
 fi
 cp "$tmp/accel.kept" "$BUILD_DIR/accel" 2>/dev/null || rm -f "$BUILD_DIR/accel"
 # shellcheck disable=SC2317 # called through PREPARE
-new_kernel() { rm -f "$fo/kernel.key"; }
+new_kernel() { rm -f "$(out_file "$fo" build_key)"; }
 PREPARE=new_kernel
 sweep 1.5 "make run STEP=1, the kernel build" ' bzImage scripts_gdb' "${run1[@]}"
 # shellcheck disable=SC2317
-new_guest() { rm -rf "$fo/guest"; }
+new_guest() { rm -rf "$(out_file "$fo" guest)"; }
 PREPARE=new_guest
 sweep 0.3 "make run STEP=1, the guest build" 'make -s -C [^ ]*/guest O=' "${run1[@]}"
 PREPARE=true

@@ -23,7 +23,7 @@ lab_lock exclusive
 
 s=$(resolve_step "${1:-$(first_step)}")
 out=$(step_out "$s")
-{ [ -f "$out/bzImage" ] && [ -f "$out/gdb-helpers/vmlinux-gdb.py" ]; } || die "step $s is not built yet (run: make)"
+{ [ -f "$(out_file "$out" bzimage)" ] && [ -f "$(out_file "$out" gdb_helpers)/vmlinux-gdb.py" ]; } || die "step $s is not built yet (run: make)"
 run=kgdb-ending
 serial=$(run_file "$out" serial "$run")
 link_log=$out/lossy-link.log
@@ -58,12 +58,12 @@ session() { # gdb's arguments before it connects... -- the ending's...
 	while [ "$1" != -- ]; do before+=("$1"); shift; done
 	after=("${@:2}")
 	debug_channel kgdb "$out" 0 "$run"
-	debug_boot "$s" "$run" "$(boot_limit "$(grep -c . "$out/programs")")" "$(run_file "$out" boot_log "$run")"
+	debug_boot "$s" "$run" "$(step_boot_limit "$out")" "$(run_file "$out" boot_log "$run")"
 	rm -f "$link_log"
 	GDB_RC=0
 	run_child "$LIMIT_GDB_EXTRA" gdb "${before[@]}" "${DBG_SETTINGS[@]}" \
 		-ex "target remote | $LAB_PYTHON $LAB_ROOT/scripts/tests/lossy-link.py $DBG_WHERE $link_log" \
-		"${after[@]}" -batch "$out/vmlinux" </dev/null >"$gdblog" 2>&1 || GDB_RC=$?
+		"${after[@]}" -batch "$(out_file "$out" vmlinux)" </dev/null >"$gdblog" 2>&1 || GDB_RC=$?
 	DROPPED=$(sed -n 's/^dropped [0-9]*: //p' "$link_log" 2>/dev/null)
 }
 end_guest() { stop_child "$BOOT_PID"; }
@@ -99,7 +99,7 @@ for ending in lab-release detach quit; do
 	fi
 	kgdb_closer "$DBG_WHERE" "$out/kgdb-end-$run.txt"
 	rc=0
-	wait_child "$BOOT_PID" "$(boot_limit "$(grep -c . "$out/programs")")" || rc=$?
+	wait_child "$BOOT_PID" "$(step_boot_limit "$out")" || rc=$?
 	net_report "test $run, $ending"
 	# (ended: the guest ran to its end before the net looked)
 	if [ "$rc" -eq 0 ] && { [ "$CLOSER_STATE" = running ] || [ "$CLOSER_STATE" = ended ]; }; then
@@ -115,7 +115,7 @@ done
 # holds 278 such writes, it loses bytes (QEMU gives up on them). The
 # socket is the control: it shows why the lab does not use one.
 pause_session() { # what
-	debug_boot "$s" "$run" "$(boot_limit "$(grep -c . "$out/programs")")" "$(run_file "$out" boot_log "$run")"
+	debug_boot "$s" "$run" "$(step_boot_limit "$out")" "$(run_file "$out" boot_log "$run")"
 	PAUSE_RC=0
 	PAUSE_OUT=$(run_child "$LIMIT_GDB_EXTRA" "$LAB_PYTHON" "$SCRIPTS/tests/kgdb-pause.py" "$DBG_WHERE" 0.5 3 \
 		</dev/null 2>&1) || PAUSE_RC=$?

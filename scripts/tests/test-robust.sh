@@ -235,12 +235,12 @@ stop_child "$stale"
 # and says why; LAB_KVM=1 then fails, saying why; LAB_KVM=0 probes
 # nothing. (The real probe, with a real kernel: test-boot-robust.sh.)
 accel_of() { # LAB_KVM value [keep]: what choose_accel decides, in a build dir of its own
-	mkdir -p "$tmp/accel" && echo x >"$tmp/accel/$BUILD_MARK" && echo kernel >"$tmp/accel/bzImage"
+	mkdir -p "$tmp/accel" && echo x >"$tmp/accel/$BUILD_MARK" && echo kernel >"$tmp/accel/kernel"
 	[ -n "${2:-}" ] || rm -f "$tmp/accel/accel"
 	# shellcheck disable=SC2016 # the inner bash expands them
 	run_child "$LIMIT_SHORT" env -u LAB_LOCKED -u LAB_DEADLINE -u LAB_ACCEL_SAID BUILD_DIR="$tmp/accel" LAB_KVM="$1" LIMIT_KVM_PROBE=1 \
 		bash -c '. "$1/lib/core.sh"; lab_setup; . "$1/lib/accel.sh"; choose_accel "$2"; echo "ACCEL=$ACCEL"' \
-		accel "$SCRIPTS" "$tmp/accel/bzImage" </dev/null 2>&1
+		accel "$SCRIPTS" "$tmp/accel/kernel" </dev/null 2>&1
 }
 mkdir -p "$tmp/slowbin"
 printf '#!/bin/sh\necho run >>"%s"\nexec sleep 300\n' "$tmp/slowbin/runs" >"$tmp/slowbin/qemu-system-x86_64"
@@ -300,11 +300,12 @@ fi
 # build directory of their own: nothing is built or booted.
 f=$tmp/gdbfake
 o=$(step_out_in "$f/build" "$(first_step)") # where gdb.sh and boot.sh look for the step
-mkdir -p "$f/bin" "$o/gdb-helpers/scripts/gdb/linux"
+h=$(out_file "$o" gdb_helpers)/scripts/gdb/linux
+mkdir -p "$f/bin" "$h"
 echo x >"$f/build/$BUILD_MARK"
-touch "$o/gdb-helpers/scripts/gdb/linux/constants.py"
-for x in vmlinux bzImage initramfs.cpio kernel.key lab_constants.py; do touch "$o/$x"; done
-echo 'systemd-style i386 systemd-style' >"$o/programs"
+touch "$h/constants.py"
+for x in vmlinux bzimage initramfs build_key gdb_constants; do touch "$(out_file "$o" "$x")"; done
+echo 'systemd-style i386 systemd-style' >"$(out_file "$o" programs)"
 cat >"$f/bin/qemu-system-x86_64" <<'EOF'
 #!/bin/sh
 s='' p=''

@@ -74,7 +74,7 @@ mkdir -p "$b" && echo x >"$b/$BUILD_MARK"
 for s in $(step_slugs); do
 	o=$(step_out_in "$b" "$s")
 	mkdir -p "$o"
-	echo "kernel $s" >"$o/bzImage" && echo "initramfs $s" >"$o/initramfs.cpio"
+	echo "kernel $s" >"$(out_file "$o" bzimage)" && echo "initramfs $s" >"$(out_file "$o" initramfs)"
 	printf 'LAB-BEGIN step=%s\nLAB-END step=%s\n' "$(step_number "$s")" "$(step_number "$s")" >"$(run_file "$o" transcript)"
 	(
 		# shellcheck source=../lib/inputs.sh
@@ -82,7 +82,7 @@ for s in $(step_slugs); do
 		boot_inputs "$o" >"$(run_file "$o" inputs)"
 	)
 done
-echo "another kernel" >"$(step_out_in "$b" "$(first_step)")/bzImage"
+echo "another kernel" >"$(out_file "$(step_out_in "$b" "$(first_step)")" bzimage)"
 out=$(run_child "$LIMIT_SHORT" env -u LAB_LOCKED -u LAB_DEADLINE -u LAB_MODEL BUILD_DIR="$b" \
 	"$SCRIPTS/docs/docs.sh" </dev/null 2>&1) && rc=0 || rc=$?
 if [ "$rc" -ne 0 ] && grep -q "the outcome matrix would be older than the kernels it describes" <<<"$out" &&

@@ -39,7 +39,7 @@ state() {
 	local s
 	git -C "$KSRC" symbolic-ref -q HEAD || git -C "$KSRC" rev-parse HEAD
 	for s in $(step_slugs); do
-		echo "$s $(git -C "$KSRC" rev-parse "$s") $(sha256sum <"$(step_out "$s")/bzImage" | cut -c1-16)"
+		echo "$s $(git -C "$KSRC" rev-parse "$s") $(sha256sum <"$(out_file "$(step_out "$s")" bzimage)" | cut -c1-16)"
 	done
 }
 state >"$tmp/before"

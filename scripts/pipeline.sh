@@ -8,10 +8,9 @@
 #       after the other (one checkout of build/linux, make -jJOBS each);
 #       each step's guest, and its boot with --boot, runs beside the
 #       next kernel, in a lane of its own (JOBS - 1 lanes, at least one;
-#       none when JOBS is 1), as does Debian's root beside the first
-#       kernel. A finished piece says so in one line (--show: with its
-#       runs); its log is build/logs/piece-NAME.log. An imported bundle
-#       is checked instead of built, and booted.
+#       none when JOBS is 1). A finished piece says so in one line
+#       (--show: with its runs); its log is build/logs/piece-SLUG.log.
+#       An imported bundle is checked instead of built, and booted.
 #   pipeline.sh point SLUG --out DIR [--run RUN] [--config-of STEP]
 #       what build/linux has checked out, with STEP's kernel config
 #       (default: SLUG's), and SLUG's guest, booted as RUN (make try's, a bisect's), each stage
@@ -91,20 +90,11 @@ steps)
 		[ "${OPT[boot]}" = 1 ] || exit 0
 	else
 		"$SCRIPTS/tree/kernel-tree.sh"
-		# Debian's root (for the steps that run its automount) needs no kernel
-		for s in "${slugs[@]}"; do
-			while read -r prog _; do
-				! is_debian_program "$prog" || debian=1
-			done <<<"$(step_programs "$s")"
-		done
-		[ "${debian:-0}" = 0 ] || lane_start debian-root "$SCRIPTS/guest/debian-root.sh"
 	fi
 	for s in "${slugs[@]}"; do
 		lab_imported || "$SCRIPTS/kernel/kernel-build.sh" "$s"
 		# the accelerator once, before boots side by side ask for it
 		[ "${OPT[boot]}" = 0 ] || choose_accel "$(out_file "$(step_out "$s")" bzimage)"
-		[ "${debian:-0}" = 0 ] || lane_wait 0 # no guest before Debian's root
-		debian=0
 		lane_start "$s" "$0" piece "$s" "${opts[@]}"
 	done
 	lane_wait 0

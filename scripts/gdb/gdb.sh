@@ -80,7 +80,7 @@ gdb_cmd() { # more gdb arguments...
 	GDB_CMD=(gdb "${gdb_args[@]}" "$@" "$(out_file "$out" vmlinux)")
 }
 # the safety net, for kgdb sessions only (scripts/gdb/session.sh)
-closer() { [ "$transport" != kgdb ] || kgdb_closer "$DBG_WHERE" "$out/kgdb-end.txt"; }
+closer() { [ "$transport" != kgdb ] || kgdb_closer "$DBG_WHERE" "$(run_file "$out" kgdb_end kgdb)"; }
 closer_report() { [ "$transport" != kgdb ] || kgdb_closer_report "step $s"; }
 
 rc=0

@@ -33,6 +33,9 @@ DEBS=$D/debs
 MANIFEST=$DEBS/MANIFEST
 OUT=$D/debian.cpio.lz4
 mkdir -p "$DEBS"
+# one at a time: two steps' guests may be built side by side (pipeline.sh)
+exec {dlock}>>"$D/.lock"
+flock -w "$(child_limit "$LIMIT_APT")" "$dlock" || die "Debian's root: another build of it held ${D#"$LAB_ROOT"/}/.lock too long"
 
 triplet() { case $1 in amd64) echo x86_64-linux-gnu ;; i386) echo i386-linux-gnu ;; esac; }
 

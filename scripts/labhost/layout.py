@@ -56,6 +56,7 @@ RUN_FILES = {
     "hang": "hang-{run}.txt",
     "gdb_log": "gdb-{run}.log",
     "gdb_cmdline": "gdb-{run}.cmdline",
+    "kgdb_end": "kgdb-end-{run}.txt",
     "boot_log": "boot-{run}.log",
     # (the pipeline's stages of a try, a bisect: pipeline.sh point)
     "kernel_log": "kernel-{run}.log",

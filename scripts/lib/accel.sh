@@ -48,7 +48,7 @@ kvm_probe() { # bzImage: fails when KVM cannot be used, saying why in KVM_WHY
 			continue
 		fi
 		break
-	done
+	done 2>/dev/null # (not bash's "Aborted" line for a QEMU that died of its own assert)
 	stop_child "$pid"
 	KVM_WHY=$why
 	[ -z "$why" ]

@@ -26,7 +26,7 @@ for a in "${ARGS[@]}"; do steps+=("$(resolve_step "$a")"); done
 for s in "${steps[@]}"; do
 	out=$(step_out "$s")
 	if [ "${OPT[reuse]}" = 1 ] && transcript_current "$out" >/dev/null; then
-		pass "step $s: its transcript is of these inputs ($(sed -n 's/^kernel sha256:\(.\{12\}\).*/kernel \1/p' "$(run_file "$out" inputs)"), booted $(date -u -r "$out/transcript.txt" '+%Y-%m-%d %H:%M UTC')): not booted again"
+		pass "step $s: its transcript is of these inputs ($(sed -n 's/^kernel sha256:\(.\{12\}\).*/kernel \1/p' "$(run_file "$out" inputs)"), booted $(date -u -r "$(run_file "$out" transcript)" '+%Y-%m-%d %H:%M UTC')): not booted again"
 	elif "$SCRIPTS/boot/boot.sh" demo "$s" >"$TLOG/boot-$s.log" 2>&1; then
 		pass "step $s: the guest ran to its end in $(cat "$(run_file "$out" boot_seconds)") s"
 	else

@@ -61,7 +61,7 @@ for s in "${steps[@]}"; do
 		[ "$t" = kgdb ] || continue
 		# the lab's ending (k) leaves kgdb waiting for nothing: the safety
 		# net (gdb/kgdb-closer.py) found nothing to do, or the guest gone
-		net=$(head -n 1 "$out/kgdb-end.txt" 2>/dev/null || echo "no answer")
+		net=$(head -n 1 "$(run_file "$out" kgdb_end kgdb)" 2>/dev/null || echo "no answer")
 		case $net in
 		running | ended | unreachable*) pass "$S: after gdb ended, kgdb waited for nothing (the safety net found: ${net%% *})" ;;
 		*) fail "$S: after gdb ended, kgdb waited for nothing (the safety net found: $net)" ;;

@@ -87,7 +87,7 @@ fi
 # 1's Debian automount alone waits about 11 s).
 out=$(run_child "$LIMIT_SHORT" "$SCRIPTS/boot/boot.sh" demo "$first" --run out-of-time --timeout 4 </dev/null 2>&1) &&
 	rc=0 || rc=$?
-hang=$fo/hang-out-of-time.txt
+hang=$(run_file "$fo" hang out-of-time)
 if [ "$rc" -ne 0 ] && grep -q 'did not power off within 4s (QEMU killed; its CPU was at ' <<<"$out" &&
 	grep -q -E '\b[RE]IP=' "$hang" && grep -q '^PC 0x' "$hang" && ! pgrep -f "monitor-out-of-time" >/dev/null; then
 	pass "a guest out of time says where its CPU was ($(grep -m 1 '^PC 0x' "$hang"))"

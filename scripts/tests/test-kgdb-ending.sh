@@ -27,7 +27,7 @@ out=$(step_out "$s")
 run=kgdb-ending
 serial=$(run_file "$out" serial "$run")
 link_log=$out/lossy-link.log
-gdblog=$out/gdb-$run.log
+gdblog=$(run_file "$out" gdb_log "$run")
 # how long a stuck guest is watched to make no progress, and how long a
 # released one may take to reach init
 STUCK_S=5 RELEASED_S=60
@@ -76,7 +76,7 @@ if [ "$GDB_RC" -eq 0 ] && [ "$DROPPED" = + ] && ! wait_began "$STUCK_S"; then
 else
 	fail "gdb's detach through a link that loses gdb's last byte leaves the guest stuck (gdb exit $GDB_RC, dropped '$DROPPED', began: $(began && echo yes || echo no); gdb log: ${gdblog#"$LAB_ROOT"/})"
 fi
-kgdb_closer "$DBG_WHERE" "$out/kgdb-end-$run.txt"
+kgdb_closer "$DBG_WHERE" "$(run_file "$out" kgdb_end "$run")"
 if wait_began "$RELEASED_S"; then :; fi
 net_report "test $run, gdb's detach"
 if [ "$CLOSER_STATE" = "unacknowledged \$OK#9a" ] && began; then
@@ -97,7 +97,7 @@ for ending in lab-release detach quit; do
 	else
 		fail "the lab's $ending through the same link loses nothing (gdb exit $GDB_RC, dropped '$DROPPED', began: $(began && echo yes || echo no); gdb log: ${gdblog#"$LAB_ROOT"/})"
 	fi
-	kgdb_closer "$DBG_WHERE" "$out/kgdb-end-$run.txt"
+	kgdb_closer "$DBG_WHERE" "$(run_file "$out" kgdb_end "$run")"
 	rc=0
 	wait_child "$BOOT_PID" "$(step_boot_limit "$out")" || rc=$?
 	net_report "test $run, $ending"

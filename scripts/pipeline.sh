@@ -7,15 +7,15 @@
 #       the steps' branches (the tree made first). Kernels are built one
 #       after the other (one checkout of build/linux, make -jJOBS each);
 #       each step's guest, and its boot with --boot, runs beside the
-#       next kernel, in a lane of its own (JOBS - 1 lanes, at least one;
+#       next kernels, in a lane of its own (JOBS - 1 lanes, at least one;
 #       none when JOBS is 1). A finished piece says so in one line
 #       (--show: with its runs); its log is build/logs/piece-SLUG.log.
 #       An imported bundle is checked instead of built, and booted.
 #   pipeline.sh point SLUG --out DIR [--run RUN] [--config-of STEP]
 #       what build/linux has checked out, with STEP's kernel config
-#       (default: SLUG's), and SLUG's guest, booted as RUN (make try's, a bisect's), each stage
-#       logged in DIR (kernel-RUN.log, guest-RUN.log, boot-RUN.log). A
-#       stage that fails exits 3 (kernel), 4 (guest) or 5 (boot).
+#       (default: SLUG's), and SLUG's guest, booted as RUN: make try's,
+#       a bisect's. Each stage is logged in DIR (kernel-RUN.log, ...);
+#       one that fails exits 3 (kernel), 4 (guest) or 5 (boot).
 #   pipeline.sh piece SLUG [--boot [--show]]
 #       one step's guest and boot: a lane's work, run as a child
 # shellcheck source=lib/core.sh
@@ -49,33 +49,55 @@ piece() { # slug
 	printf '%s\n' "$msg" >&3
 }
 
-# The lanes: pieces running beside the kernel builds, oldest first.
-LANES=() LANE_WIDTH=$((JOBS > 2 ? JOBS - 1 : 1))
-declare -A LANE_NAME=()
-lane_log() { echo "$LOGS/piece-$1.log"; }
-# Wait until at most N pieces run; a piece that failed ends the command,
-# with its log's last lines (the lanes still running are stopped).
-lane_wait() { # n
-	local pid rc name
-	while [ ${#LANES[@]} -gt "$1" ]; do
-		pid=${LANES[0]} name=${LANE_NAME[${LANES[0]}]} rc=0
-		LANES=("${LANES[@]:1}")
-		wait_child "$pid" "$LIMIT_RUN" || rc=$?
-		[ "$rc" -eq 0 ] && continue
-		tail -n 15 "$(lane_log "$name")" | sed 's/^/  /' >&2
-		die "$name failed (exit $rc; log: $(lane_log "$name" | sed "s|^$LAB_ROOT/||"))"
-	done
+# The lanes: the kernels' (one at a time) and the pieces' (LANE_WIDTH
+# at a time), each piece started when its kernel is built and a lane is
+# free. A child that failed ends the command (what still runs is
+# stopped), a piece's with its log's last lines.
+LANE_WIDTH=$((JOBS > 2 ? JOBS - 1 : 1))
+declare -A PIECES=() # pid: slug
+# Has the child ended? Then its status is collected (and it is forgotten).
+ended() { # pid
+	! kill -0 "$1" 2>/dev/null || return 1
+	ENDED_RC=0
+	wait_child "$1" 1 || ENDED_RC=$?
 }
-lane_start() { # name command...
-	local name=$1
-	shift
-	if [ "$JOBS" -lt 2 ]; then
-		"$@" 3>&1
-		return
+piece_ended() { # pid
+	local log
+	ended "$1" || return 1
+	log=$(piece_log "${PIECES[$1]}")
+	if [ "$ENDED_RC" -ne 0 ]; then
+		tail -n 15 "$log" | sed 's/^/  /' >&2
+		die "step ${PIECES[$1]}: its guest or boot failed (exit $ENDED_RC; log: ${log#"$LAB_ROOT"/})"
 	fi
-	lane_wait $((LANE_WIDTH - 1))
-	CHILD_WHAT=$name start_child "$@" 3>&1 </dev/null >"$(lane_log "$name")" 2>&1
-	LANES+=("$CHILD_PID") LANE_NAME[$CHILD_PID]=$name
+	unset "PIECES[$1]"
+}
+run_steps() { # piece-option...
+	local kq=("${slugs[@]}") ready=() kpid='' ks pid
+	# an imported bundle's kernels are built
+	if lab_imported; then
+		kq=() ready=("${slugs[@]}")
+		[ "${OPT[boot]}" = 0 ] || choose_accel "$(out_file "$(step_out "${slugs[0]}")" bzimage)"
+	fi
+	while [ ${#kq[@]} -gt 0 ] || [ -n "$kpid" ] || [ ${#ready[@]} -gt 0 ] || [ ${#PIECES[@]} -gt 0 ]; do
+		if [ -z "$kpid" ] && [ ${#kq[@]} -gt 0 ]; then
+			ks=${kq[0]} kq=("${kq[@]:1}")
+			CHILD_WHAT="the kernel of $ks" start_child "$SCRIPTS/kernel/kernel-build.sh" "$ks" </dev/null
+			kpid=$CHILD_PID
+		fi
+		if [ -n "$kpid" ] && ended "$kpid"; then
+			[ "$ENDED_RC" -eq 0 ] || die "step $ks: its kernel did not build (exit $ENDED_RC)"
+			kpid='' ready+=("$ks")
+			# the accelerator once, before boots side by side ask for it
+			[ "${OPT[boot]}" = 0 ] || choose_accel "$(out_file "$(step_out "$ks")" bzimage)"
+		fi
+		for pid in "${!PIECES[@]}"; do piece_ended "$pid" || true; done
+		while [ ${#ready[@]} -gt 0 ] && [ ${#PIECES[@]} -lt "$LANE_WIDTH" ]; do
+			CHILD_WHAT="the guest of ${ready[0]}" start_child "$0" piece "${ready[0]}" "$@" \
+				3>&1 </dev/null >"$(piece_log "${ready[0]}")" 2>&1
+			PIECES[$CHILD_PID]=${ready[0]} ready=("${ready[@]:1}")
+		done
+		sleep 0.2
+	done
 }
 
 case $mode in
@@ -91,13 +113,14 @@ steps)
 	else
 		"$SCRIPTS/tree/kernel-tree.sh"
 	fi
-	for s in "${slugs[@]}"; do
-		lab_imported || "$SCRIPTS/kernel/kernel-build.sh" "$s"
-		# the accelerator once, before boots side by side ask for it
-		[ "${OPT[boot]}" = 0 ] || choose_accel "$(out_file "$(step_out "$s")" bzimage)"
-		lane_start "$s" "$0" piece "$s" "${opts[@]}"
-	done
-	lane_wait 0
+	if [ "$JOBS" -lt 2 ]; then # one thing at a time
+		for s in "${slugs[@]}"; do
+			lab_imported || "$SCRIPTS/kernel/kernel-build.sh" "$s"
+			"$0" piece "$s" "${opts[@]}"
+		done
+	else
+		run_steps "${opts[@]}"
+	fi
 	;;
 point)
 	{ [ ${#slugs[@]} -eq 1 ] && [ -n "${OPT[out]}" ] && [ "${OPT[boot]}${OPT[show]}" = 00 ]; } || usage_error "$usage"

@@ -114,6 +114,17 @@ build_record() {
 	echo "binutils: $(ld --version | head -n 1)"
 }
 
+# A step's files are replaced whole, never seen half-copied by what
+# reads them beside a build (make test runs repro beside ctrl-c's
+# rebuild of step 1): a file by one rename, a directory by two.
+put_file() { cp "$1" "$2.tmp" && mv -f "$2.tmp" "$2"; } # src dst
+swap_in() { # new-dir dst
+	rm -rf "$2.old"
+	[ ! -e "$2" ] || mv -T "$2" "$2.old"
+	mv -T "$1" "$2"
+	rm -rf "$2.old"
+}
+
 # Build what build/linux has checked out into the shared out-of-tree
 # dir, and keep the results in $2: bzImage, vmlinux, uapi headers, the
 # gdb constants.
@@ -130,19 +141,20 @@ build_into() { # label out-dir
 	# for the workshop page: what this build took, ccache hits and all
 	echo "$RUN_SECONDS" >"$(out_file "$out" build_seconds)"
 	run_logged "$label: make headers_install" "$LOGS/headers-$label.log" "$LIMIT_KERNEL_BUILD" \
-		"${KMAKE[@]}" headers_install
-	rm -rf "$uapi"
-	cp -a "$KOUT/usr/include" "$uapi"
-	cp "$KOUT/arch/x86/boot/bzImage" "$kernel"
-	cp "$KOUT/vmlinux" "$vml"
-	cp "$KOUT/System.map" "$(out_file "$out" system_map)"
-	cp "$KOUT/.config" "$(out_file "$out" config)"
+		"${KMAKE[@]}" -j"$JOBS" headers_install
+	rm -rf "$uapi.tmp" "$helpers.tmp"
+	cp -a "$KOUT/usr/include" "$uapi.tmp"
+	swap_in "$uapi.tmp" "$uapi"
+	put_file "$KOUT/arch/x86/boot/bzImage" "$kernel"
+	put_file "$KOUT/vmlinux" "$vml"
+	put_file "$KOUT/System.map" "$(out_file "$out" system_map)"
+	put_file "$KOUT/.config" "$(out_file "$out" config)"
 	# the kernel's gdb helpers (scripts/gdb), as files: a bundle has no tree
-	rm -rf "$helpers"
-	mkdir -p "$helpers/scripts"
-	cp -L "$KOUT/vmlinux-gdb.py" "$helpers/"
-	cp -rL "$KOUT/scripts/gdb" "$helpers/scripts/"
-	find "$helpers" \( -name __pycache__ -o -name '.*' -o -name Makefile \) -prune -exec rm -rf {} +
+	mkdir -p "$helpers.tmp/scripts"
+	cp -L "$KOUT/vmlinux-gdb.py" "$helpers.tmp/"
+	cp -rL "$KOUT/scripts/gdb" "$helpers.tmp/scripts/"
+	find "$helpers.tmp" \( -name __pycache__ -o -name '.*' -o -name Makefile \) -prune -exec rm -rf {} +
+	swap_in "$helpers.tmp" "$helpers"
 	gdb_constants "$out"
 	build_record >"$(out_file "$out" build_record)"
 	info "$label: kernel $(du -h "$kernel" | cut -f1) bzImage, vmlinux $(du -h "$vml" | cut -f1)"

@@ -71,6 +71,8 @@ layout_paths() {
 # The log of a kernel's make (LABEL: a step's slug, or the name of the
 # output dir of kernel-build.sh --out: try, bisect)
 kernel_log() { echo "$LOGS/kernel-$1.log"; } # label
+# the log of a step's guest and boot, built beside a kernel (pipeline.sh)
+piece_log() { echo "$LOGS/piece-$1.log"; } # slug
 
 # The kernel source we build from: Debian's package of Linux 6.1
 # (source/linux-source.sh fetches and records it, source/deps.sh asks

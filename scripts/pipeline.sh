@@ -79,16 +79,16 @@ run_steps() { # piece-option...
 		[ "${OPT[boot]}" = 0 ] || choose_accel "$(out_file "$(step_out "${slugs[0]}")" bzimage)"
 	fi
 	while [ ${#kq[@]} -gt 0 ] || [ -n "$kpid" ] || [ ${#ready[@]} -gt 0 ] || [ ${#PIECES[@]} -gt 0 ]; do
-		if [ -z "$kpid" ] && [ ${#kq[@]} -gt 0 ]; then
-			ks=${kq[0]} kq=("${kq[@]:1}")
-			CHILD_WHAT="the kernel of $ks" start_child "$SCRIPTS/kernel/kernel-build.sh" "$ks" </dev/null
-			kpid=$CHILD_PID
-		fi
 		if [ -n "$kpid" ] && ended "$kpid"; then
 			[ "$ENDED_RC" -eq 0 ] || die "step $ks: its kernel did not build (exit $ENDED_RC)"
 			kpid='' ready+=("$ks")
 			# the accelerator once, before boots side by side ask for it
 			[ "${OPT[boot]}" = 0 ] || choose_accel "$(out_file "$(step_out "$ks")" bzimage)"
+		fi
+		if [ -z "$kpid" ] && [ ${#kq[@]} -gt 0 ]; then
+			ks=${kq[0]} kq=("${kq[@]:1}")
+			CHILD_WHAT="the kernel of $ks" start_child "$SCRIPTS/kernel/kernel-build.sh" "$ks" </dev/null
+			kpid=$CHILD_PID
 		fi
 		for pid in "${!PIECES[@]}"; do piece_ended "$pid" || true; done
 		while [ ${#ready[@]} -gt 0 ] && [ ${#PIECES[@]} -lt "$LANE_WIDTH" ]; do

@@ -8,11 +8,11 @@ import subprocess
 import gdb
 
 from lab.checks import emit
-from lab.given import limit, step_out
+from lab.given import limit, step_file
 
 
 def i386_program(prog):
-    path = os.path.join(step_out(), "guest", "i386", prog)
+    path = os.path.join(step_file("guest"), "i386", prog)
     if not os.path.isfile(path):
         raise gdb.GdbError("lab: no i386 program %s" % path)
     return path
@@ -85,7 +85,7 @@ would call the 300-byte i386 layout __packed__, which it is not."""
         args = arg.split()
         if not args:
             raise gdb.GdbError("usage: lab-pahole STRUCT [PROGRAM]")
-        files = [(os.path.join(step_out(), "vmlinux"), "x86_64")]
+        files = [(step_file("vmlinux"), "x86_64")]
         if len(args) > 1:
             files.append((i386_program(args[1]), "i386"))
         for path, abi in files:

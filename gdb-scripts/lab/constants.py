@@ -12,7 +12,7 @@ import os
 
 import gdb
 
-from lab.given import step_out
+from lab.given import step_file
 
 
 _loaded = {}
@@ -20,7 +20,7 @@ _loaded = {}
 
 def get():
     """The module of this step's constants: PIPE_BUF_FLAGS, LAB_TS_COMPAT, LAB_O_DIRECT."""
-    path = os.path.join(step_out(), "lab_constants.py")
+    path = step_file("constants")
     if path not in _loaded:
         if not os.path.isfile(path):
             raise gdb.GdbError("lab: %s is missing (run make)" % path)

@@ -1,6 +1,6 @@
 # What scripts/gdb/gdb.sh gives a session on gdb's command line
-# (gdb/session.sh, gdb_base_args): the step, its output dir (the step
-# model's answers, scripts/labhost/model.py), the transport and the time
+# (gdb/session.sh, gdb_base_args): the step, its files (the step model's
+# answers, scripts/labhost/layout.py), the transport and the time
 # limits of scripts/lib/limits.sh, as convenience variables. Nothing here
 # derives or defaults them.
 
@@ -19,9 +19,10 @@ def step_slug():
     return _given("lab_step").string()
 
 
-def step_out():
-    """build/steps/SLUG of the step of this session."""
-    return _given("lab_step_out").string()
+def step_file(what):
+    """A file of the step's output dir, as labhost/layout.py names it:
+    "vmlinux", "guest" (the guest programs, by ABI), "constants"."""
+    return _given("lab_" + what).string()
 
 
 def transport():

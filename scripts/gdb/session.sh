@@ -107,7 +107,9 @@ gdb_base_args() { # slug out-dir transport
 		-iex "set \$lab_limit_watchdog = $LIMIT_WATCHDOG" -iex "set \$lab_limit_program = $LIMIT_PROGRAM"
 		-iex "set \$lab_limit_short = $LIMIT_SHORT"
 		# which step, and where its files are (the step model says)
-		-iex "set \$lab_step = \"$1\"" -iex "set \$lab_step_out = \"$2\""
+		-iex "set \$lab_step = \"$1\""
+		-iex "set \$lab_vmlinux = \"$(out_file "$2" vmlinux)\"" -iex "set \$lab_guest = \"$(out_file "$2" guest)\""
+		-iex "set \$lab_constants = \"$(out_file "$2" gdb_constants)\""
 		# how lab-release and detach end the session (gdb-scripts/lab/session.py)
 		-iex "set \$lab_transport = \"$3\""
 		-ex "source $(out_file "$2" gdb_helpers)/vmlinux-gdb.py" -ex "source $LAB_ROOT/gdb-scripts/lab-gdb.py")

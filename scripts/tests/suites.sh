@@ -10,8 +10,8 @@
 #   queue  -: alone, in the table's order; a letter: the suites of one
 #          queue run one after the other, side by side with the other
 #          queues of the same block (QEMU's TCG uses a core per guest;
-#          the check suites, mostly waiting on their children, take the
-#          two cores in two queues: each works in a build dir of its own;
+#          the check suites, mostly waiting on their children, run in
+#          three queues: each works in a build dir of its own;
 #          ctrl-c, mostly waiting for the moments it interrupts, beside
 #          repro's cold builds, in a worktree of their own: ctrl-c's
 #          rebuild of step 1 replaces its files whole, kernel-build.sh)
@@ -26,10 +26,11 @@ scan-units       check  d  the scanner's parsers, on canned pahole output
 inventory        check  c  inventory, sources, authorship and source references
 bundle           check  c  make import takes only the bundle announced, whole, of this commit
 check-tree       check  d  the bisect helper's answers to git bisect run (on fakes)
+pipeline         check  e  the pipeline: kernels one at a time, each step's guest and boot beside the next, a failure named (on fakes)
 robust           check  d  Ctrl-C, a second command, make clean, time limits, who is blamed
 bad-input        check  c  an unknown step is refused by every command, with the list
 deps             check  d  the apt-get line for root asks for no name apt would widen (faked Debian 12, 13, empty lists)
-runner           check  d  the test runner counts every failure; docs refuse a stale matrix
+runner           check  e  the test runner counts every failure; docs refuse a stale matrix
 tree             test   -  kernel-patches/ apply, are clean under checkpatch.pl, leave pristine paths pristine; the pages' source lines
 ctrl-c           test   e  Ctrl-C at each stage of make run, gdb, kgdb, try, abi-scan, bundle: all gone in 2 s, no lock kept
 repro            test   f  the first step of each kernel config built again elsewhere, without ccache: the same bytes
@@ -138,6 +139,7 @@ suite_scan-units() { tap_begin; tap_run "$LAB_PYTHON" "$SCRIPTS/abi-scan/unit-te
 suite_inventory() { tap_begin; tap_run "$LAB_PYTHON" "$SCRIPTS/tests/inventory.py" --build "$BUILD_DIR"; finish; }
 suite_bundle() { exec "$SCRIPTS/tests/test-bundle.sh"; }
 suite_check-tree() { exec "$SCRIPTS/tests/test-check-tree.sh"; }
+suite_pipeline() { exec "$SCRIPTS/tests/test-pipeline.sh"; }
 suite_deps() { exec "$SCRIPTS/tests/test-deps.sh"; }
 suite_robust() { exec "$SCRIPTS/tests/test-robust.sh"; }
 suite_runner() {

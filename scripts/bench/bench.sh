@@ -119,12 +119,12 @@ done
 # 4. a workshop: the bundle, and a laptop's import and first transcript
 measure bundle "$LIMIT_RUN" make -s -C "$LAB_ROOT" BUILD_DIR="$lab" bundle
 b=$(ls "$lab"/abi-lab-*.tar.xz)
-row "make bundle ($(($(stat -c %s "$b") / 1048576)) MiB, xz)" "$SECS" "$FLOOR"
+row "make bundle ($(($(stat -c %s "$b") / 1048576)) MiB, xz)" "$SECS" "" "$FLOOR"
 sum=$(sha256sum "$b" | cut -d' ' -f1)
 # shellcheck disable=SC2016 # the inner sh expands them
 measure import-run "$LIMIT_RUN" sh -c 'make -s -C "$1" import BUNDLE="$2" SHA256="$3" BUILD_DIR="$4" &&
 	make -s -C "$1" run STEP=1 BUILD_DIR="$4"' sh "$LAB_ROOT" "$b" "$sum" "$bench/laptop"
-row "make import, then make run STEP=1 (a new build dir)" "$SECS" "$FLOOR"
+row "make import, then make run STEP=1 (a new build dir)" "$SECS" "" "$FLOOR"
 run_child "$LIMIT_SHORT" make -s -C "$LAB_ROOT" clean BUILD_DIR="$bench/laptop" >/dev/null 2>&1 </dev/null || true
 
 # the machine, and the report

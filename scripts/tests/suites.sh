@@ -12,9 +12,10 @@
 #          queues of the same block (QEMU's TCG uses a core per guest;
 #          the check suites, mostly waiting on their children, run in
 #          three queues: each works in a build dir of its own;
-#          ctrl-c, mostly waiting for the moments it interrupts, beside
-#          repro's cold builds, in a worktree of their own: ctrl-c's
-#          rebuild of step 1 replaces its files whole, kernel-build.sh)
+#          ctrl-c and try, each near one core (short commands, a
+#          kernel's link, boots), beside repro's cold builds, which work
+#          in a worktree of their own: ctrl-c's rebuild of step 1
+#          replaces its files whole, kernel-build.sh)
 suite_table() {
 	cat <<'EOF'
 shellcheck       check  c  every shell script passes shellcheck
@@ -33,13 +34,13 @@ deps             check  d  the apt-get line for root asks for no name apt would 
 runner           check  e  the test runner counts every failure; docs refuse a stale matrix
 tree             test   -  kernel-patches/ apply, are clean under checkpatch.pl, leave pristine paths pristine; the pages' source lines
 ctrl-c           test   e  Ctrl-C at each stage of make run, gdb, kgdb, try, abi-scan, bundle: all gone in 2 s, no lock kept
+try              test   e  make try: the exercise's designs get what the page says; a bad patch, one clear error
 repro            test   f  the first step of each kernel config built again elsewhere, without ccache: the same bytes
 checkpatch-guest test   -  the guest's C under the kernel's checkpatch.pl
 cpio-list        test   -  the initramfs lists of Debian roots, every layout
 unit             test   -  the guest programs' host unit tests, in each ABI this machine runs
 abi-scan         test   -  the scan of the uapi headers, its numbers proven by the compiler
 bundle-trip      test   -  a workshop's round trip: make bundle, make import, make run STEP=1
-try              test   -  make try: the exercise's designs get what the page says; a bad patch, one clear error
 boots            test   a  every step's guest, booted (or its transcript of these inputs), against history
 gdb-a            test   a  gdbstub and kgdb sessions of the first half of the steps, values checked
 gdb-b            test   b  gdbstub and kgdb sessions of the other half

@@ -58,6 +58,8 @@ die()  { printf 'error: %s\n' "$*" >&2; exit 1; }
 #                python3, which deps.sh may have to ask for)
 # shellcheck disable=SC2120 # its options are for two scripts only
 lab_setup() { # [--no-claim | --no-model]
+	# the traps first: a Ctrl-C that lands now is already the lab's
+	supervise_init
 	BUILD_DIR=${BUILD_DIR:-$LAB_ROOT/build}
 	if [ "${1:-}" != --no-claim ]; then
 		claim_build_dir
@@ -73,7 +75,6 @@ lab_setup() { # [--no-claim | --no-model]
 	local l
 	for l in $(limit_names); do export "${l?}"; done
 	lock_close_inherited
-	supervise_init
 	[ "${1:-}" = --no-claim ] && return 0
 	mkdir -p "$LOGS"
 	[ "${1:-}" = --no-model ] || model_load

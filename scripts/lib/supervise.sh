@@ -142,7 +142,10 @@ supervise_traps() {
 }
 # LAB_STDERR: the script's own stderr, for what a trap says while a
 # function runs with its output sent to a log (run_child ... 2>log).
+# No core dumps: a gdb that aborts as it is stopped (make test's Ctrl-C
+# sweep saw gdb do so) would leave an 80 MB core in the checkout.
 supervise_init() {
+	ulimit -c 0
 	[ -n "${LAB_TOP:-}" ] || export LAB_TOP=$$
 	supervise_traps
 	exec {LAB_STDERR}>&2

@@ -179,6 +179,12 @@ sweep 4 "make abi-scan" 'abi-scan\.sh' make -s -C "$LAB_ROOT" abi-scan
 PREPARE=true
 sweep 3 "make bundle" 'bundle\.sh make' make -s -C "$LAB_ROOT" bundle
 
+# nothing of what was stopped dumped core into the checkout
+if [ -e "$LAB_ROOT/core" ]; then
+	fail "the interrupted commands left no core dump in the checkout: $(file "$LAB_ROOT/core" | cut -c1-160)"
+else
+	pass "the interrupted commands left no core dump in the checkout"
+fi
 # and after all that, the next command runs to its end
 out=$(run_child "$LIMIT_RUN" "${run1[@]}" </dev/null 2>&1) && rc=0 || rc=$?
 if [ "$rc" -eq 0 ] && grep -q "^ok - step 1: " <<<"$out" && ! grep -q '^not ok' <<<"$out"; then

@@ -87,7 +87,9 @@ run_steps() { # piece-option...
 		fi
 		if [ -z "$kpid" ] && [ ${#kq[@]} -gt 0 ]; then
 			ks=${kq[0]} kq=("${kq[@]:1}")
-			CHILD_WHAT="the kernel of $ks" start_child "$SCRIPTS/kernel/kernel-build.sh" "$ks" </dev/null
+			# niced: a guest's limits are for a guest with a core of its own
+			# (a busy machine's Debian automount ran out of its 10 s)
+			CHILD_WHAT="the kernel of $ks" start_child nice -n 10 "$SCRIPTS/kernel/kernel-build.sh" "$ks" </dev/null
 			kpid=$CHILD_PID
 		fi
 		for pid in "${!PIECES[@]}"; do piece_ended "$pid" || true; done

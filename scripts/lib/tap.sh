@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test scripts' TAP 13, written here and nowhere else. Sourced, it
-# defines tap_begin (the version line; messages become comments), pass,
+# defines tap_begin (the version line; messages become comments), tap_tmp
+# (a scratch dir, $tmp, removed at the end), pass,
 # fail and skip (one numbered test each), finish (the plan, then "N
 # passed, N failed", ", N skipped" when any was, and the status),
 # tap_include (another stream's tests as this stream's) and tap_run (a
@@ -16,6 +17,12 @@ tap_begin() {
 	# messages too
 	# shellcheck disable=SC2034 # read by lib/core.sh's say and info
 	MSG_PREFIX='# '
+}
+
+# A test's scratch dir, $tmp, gone at its end with what it started.
+tap_tmp() {
+	tmp=$(mktemp -d)
+	trap 'lab_cleanup; rm -rf "$tmp"' EXIT
 }
 
 tap_point() { # "ok"|"not ok" text [directive]: its lines after the first are comments

@@ -14,8 +14,7 @@ lab_setup
 . "$SCRIPTS/lib/tap.sh"
 tap_begin
 lab_lock exclusive
-tmp=$(mktemp -d)
-trap 'lab_cleanup; rm -rf "$tmp"' EXIT
+tap_tmp
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 until_ms() { # limit-ms command...: run the command until it fails or the limit passes

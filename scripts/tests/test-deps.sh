@@ -13,8 +13,7 @@ lab_setup --no-model
 # shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 tap_begin
-tmp=$(mktemp -d)
-trap 'lab_cleanup; rm -rf "$tmp"' EXIT
+tap_tmp
 ksrc=linux-source-6.1
 
 mkdir "$tmp/bin"

@@ -13,8 +13,7 @@ lab_setup
 # shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 tap_begin
-tmp=$(mktemp -d)
-trap 'lab_cleanup; rm -rf "$tmp"' EXIT
+tap_tmp
 mapfile -t all < <(step_slugs)
 three=("${all[@]:0:3}")
 

@@ -10,8 +10,7 @@ lab_setup
 # shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 tap_begin
-tmp=$(mktemp -d)
-trap 'lab_cleanup; rm -rf "$tmp"' EXIT
+tap_tmp
 
 # 1. The time limits nest, each inside the next.
 nest() {

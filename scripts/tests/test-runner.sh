@@ -13,8 +13,7 @@ lab_setup
 # shellcheck source=../lib/tap.sh
 . "$SCRIPTS/lib/tap.sh"
 tap_begin
-tmp=$(mktemp -d)
-trap 'lab_cleanup; rm -rf "$tmp"' EXIT
+tap_tmp
 
 # 1. The runner, on a table of its own: each suite a TAP stream, as the
 # real ones are.

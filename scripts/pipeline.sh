@@ -74,16 +74,11 @@ piece_ended() { # pid
 run_steps() { # piece-option...
 	local kq=("${slugs[@]}") ready=() kpid='' ks pid
 	# an imported bundle's kernels are built
-	if lab_imported; then
-		kq=() ready=("${slugs[@]}")
-		[ "${OPT[boot]}" = 0 ] || choose_accel "$(out_file "$(step_out "${slugs[0]}")" bzimage)"
-	fi
+	! lab_imported || kq=() ready=("${slugs[@]}")
 	while [ ${#kq[@]} -gt 0 ] || [ -n "$kpid" ] || [ ${#ready[@]} -gt 0 ] || [ ${#PIECES[@]} -gt 0 ]; do
 		if [ -n "$kpid" ] && ended "$kpid"; then
 			[ "$ENDED_RC" -eq 0 ] || die "step $ks: its kernel did not build (exit $ENDED_RC)"
 			kpid='' ready+=("$ks")
-			# the accelerator once, before boots side by side ask for it
-			[ "${OPT[boot]}" = 0 ] || choose_accel "$(out_file "$(step_out "$ks")" bzimage)"
 		fi
 		if [ -z "$kpid" ] && [ ${#kq[@]} -gt 0 ]; then
 			ks=${kq[0]} kq=("${kq[@]:1}")
@@ -94,6 +89,8 @@ run_steps() { # piece-option...
 		fi
 		for pid in "${!PIECES[@]}"; do piece_ended "$pid" || true; done
 		while [ ${#ready[@]} -gt 0 ] && [ ${#PIECES[@]} -lt "$LANE_WIDTH" ]; do
+			# the accelerator once, before boots side by side ask for it
+			[ "${OPT[boot]}" = 0 ] || [ -n "${ACCEL:-}" ] || choose_accel "$(out_file "$(step_out "${ready[0]}")" bzimage)"
 			CHILD_WHAT="the guest of ${ready[0]}" start_child "$0" piece "${ready[0]}" "$@" \
 				3>&1 </dev/null >"$(piece_log "${ready[0]}")" 2>&1
 			PIECES[$CHILD_PID]=${ready[0]} ready=("${ready[@]:1}")

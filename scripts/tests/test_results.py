@@ -10,7 +10,7 @@ import io
 import os
 import sys
 import tempfile
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 
 import gdbcheck  # scripts/, which Python puts first for a script there
 from labhost import results, tapunit
@@ -131,6 +131,101 @@ def cells(tc):
              "the matrix says broken (stall at 300 of 304): %s" % results.cell_text(r))
 
 
+# make's matrix and make try's verdict (results.py matrix, judge, show):
+# only the build-tier suites run them, so their words are pinned here.
+E2 = """automount-style  x86_64  automount      ok      none
+automount-style  x32     automount      ok      none
+automount-style  i386    automount      ok      none
+automount-style+i386  x86_64  automount  ok     none
+debian-automount i386    automount      ok      none
+"""
+T2 = ["LAB-PLAN runs=5",
+      line("automount-style", "i386", "automount", "ok", "none", step=2)
+      .replace("i386", "x86_64"),
+      line("automount-style", "x32", "automount", "broken", "stall", 300, 304, 300, step=2),
+      line("automount-style", "i386", "automount", "ok", "none", step=2),
+      line("automount-style+i386", "x86_64", "automount", "broken", "short", 1, 304, 300, step=2),
+      line("automount-style+i386", "x86_64", "automount", "ok", "none", step=2),
+      "RESULT step=2 bad"]
+
+
+def main_out(argv):
+    buf = io.StringIO()
+    with redirect_stdout(buf), redirect_stderr(io.StringIO()):
+        rc = results.main(argv)
+    return rc, buf.getvalue()
+
+
+def commands(tc):
+    with tempfile.TemporaryDirectory() as d:
+        e1, t1, e2, t2, txt, md = (os.path.join(d, n) for n in ("e1", "t1", "e2", "t2", "txt", "md"))
+        for path, text in ((e1, EXPECTED), (e2, E2), (t2, "\n".join(T2) + "\n"),
+                           (t1, "LAB-PLAN runs=2\n# Debian's autofs 5.1.8, x\n" + "\n".join(GOOD) + "\n")):
+            with open(path, "w") as f:
+                f.write(text)
+        rc, out = main_out(["matrix", "--txt", txt, "--md", md, "--step", "step 1", "one | a", e1, t1,
+                            "--step", "step 2", "two", e2, t2])
+        with open(txt) as f:
+            tc.check(f.read() == out, "matrix --txt writes what it prints")
+        want = [
+            "step 1: one | a", "step 2: two", "",
+            "run (program, ABI, name the kernel sees)    step 1                          step 2",
+            "systemd-style i386 as systemd-style         broken (leftover 4) ✓           ·",
+            "automount-style i386 as automount           ok ✓                            ok ✓",
+            "automount-style x86_64 as automount         ·                               ok ✓",
+            "automount-style x32 as automount            ·                               "
+            "broken (stall at 300 of 304) ✗ history: ok (none)",
+            "automount-style+i386 x86_64 as automount    ·                               "
+            "2 results ✗ history: ok (none)",
+            "debian-automount i386 as automount          ·                               "
+            "missing ✗ history: ok (none)",
+            "measured in the guest; ✓ = as history predicts, ✗ = differs (steps/*/expected); "
+            "· = not run in that step",
+            "Debian's automount rows ran autofs 5.1.8 (as automount -V reported it in the guest)",
+            "3 of 7 cells differ from history"]
+        tc.check(rc == 1 and out.splitlines() == want, "the matrix, as make prints it", out)
+        with open(md) as f:
+            out = f.read()
+        tc.check(out.splitlines()[:2] == ["| run | step 1: one \\| a | step 2: two |", "|---|---|---|"]
+                 and "| automount-style x32 as `automount` | · | **broken (stall at 300 of 304)** "
+                 "✗ history: ok (none) |" in out and out.endswith(
+                     "\n\nDebian's automount rows ran autofs 5.1.8 (as `automount -V` reported it "
+                     "in the guest)\n"), "the matrix in markdown", out)
+        rc, out = main_out(["matrix"])
+        tc.check(rc == 2 and out == "", "a matrix of no step is an error")
+
+        rc, out = main_out(["judge", "--base", "step 1 (measured)", t1, "--goal", "step 2", e2, t2])
+        lines = out.splitlines()
+        tc.check(rc == 1 and lines[0] == "run (program, ABI, name)                  step 1 (measured)"
+                 "              your kernel                    step 2 (history)"
+                 and lines[1] == "-" * len(lines[0])
+                 and lines[3] == "automount-style x32 as automount          ·                   "
+                 "           broken (stall at 300 of 304)   ok (none)   <- differs"
+                 and lines[4] == "automount-style i386 as automount         ok                  "
+                 "           ok                             ok (none)", "make try's table", out)
+        for want in ("VERDICT: 4 of 5 runs differ from the goal, step 2:",
+                     "  automount-style x32 as automount: yours broken (stall at 300 of 304), the goal "
+                     "ok (none) (verdict broken, cause stall; detail: x)",
+                     "  automount-style+i386 x86_64 as automount: yours 2 RESULT lines, the goal ok "
+                     "(none) (no one RESULT line for it)",
+                     "  the transcript: malformed RESULT line: RESULT step=2 bad",
+                     "  An x32 run differs where its x86_64 twin is as the goal (automount-style x32 "
+                     "as automount): x32",
+                     "  A lucky fix? automount-style+i386 x86_64 as automount differs where"):
+            tc.check(want in out, "make try's verdict says: " + want.strip()[:50], out)
+        rc, out = main_out(["judge", "--base", "step 1", t1, "--goal", "step 1", e1, t1])
+        tc.check(rc == 0 and out.endswith("\n\nVERDICT: every run as the goal, step 1: 2 of 2\n"),
+                 "make try's verdict when every run is as the goal", out)
+
+        rc, out = main_out(["show", t2])
+        tc.check(rc == 1 and out.splitlines()[0] == "plan: 5" and out.splitlines()[4] ==
+                 "automount-style+i386 x86_64  automount      broken (short 300 of 304)"
+                 and out.endswith("problem: malformed RESULT line: RESULT step=2 bad\n"),
+                 "results.py show", out)
+        rc, out = main_out(["check", "--skip-on-error", "--number", "2", "--label", "s", e2, t2])
+        tc.check(rc == 125, "check --skip-on-error: 125 for a transcript with a problem", out)
+
+
 def gdb_values(tc):
     """gdbcheck: a value must be printed once and be as the checks say."""
     with tempfile.TemporaryDirectory() as d:
@@ -174,6 +269,9 @@ class Rules(tapunit.Checks):
 
     def test_gdb_values(self):
         gdb_values(self)
+
+    def test_commands(self):
+        commands(self)
 
 
 if __name__ == "__main__":

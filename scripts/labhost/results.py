@@ -47,10 +47,6 @@ class Result(dict):
     """One RESULT line: its fields as strings, sizes as int or None;
     its values (VALUES) in .values, as printed."""
 
-    def __init__(self, *args):
-        super().__init__(*args)
-        self.values = {}
-
     def size(self, key):
         v = self[key]
         return None if v == "-" else int(v)
@@ -118,7 +114,6 @@ def parse_transcript(path):
     except OSError as e:
         return plans, results, ["cannot read the transcript: %s" % e]
     for line in lines:
-        line = line.rstrip("\r")
         m = RE_PLAN.match(line)
         if m:
             plans.append(int(m.group(1)))
@@ -131,6 +126,14 @@ def parse_transcript(path):
         if r is not None:
             results.append(r)
     return plans, results, problems
+
+
+def by_run(results):
+    """{run key: [its results]}: a run may have printed none, one or more."""
+    out = {}
+    for r in results:
+        out.setdefault(r.key(), []).append(r)
+    return out
 
 
 def cell_text(r):
@@ -240,9 +243,7 @@ def cmd_check(args):
 
 
 def cmd_matrix(args):
-    steps = []  # (label, rows by key, results by key)
-    order = []
-    titles = []
+    steps, order, titles = [], [], []  # steps: (label, rows by key, results by key)
     debian = set()  # the autofs versions Debian's automount reported
     for label, title, expected, transcript in args.step:
         titles.append("%s: %s" % (label, title))
@@ -251,15 +252,12 @@ def cmd_matrix(args):
         try:
             rows = parse_expected(expected)
         except (OSError, ValueError) as e:
-            return error("%s" % e)
+            return error(str(e))
         _, results, _ = parse_transcript(transcript)
-        by_key = {}
-        for r in results:
-            by_key.setdefault(r.key(), []).append(r)
         for row in rows:
             if row.key() not in order:
                 order.append(row.key())
-        steps.append((label, {row.key(): row for row in rows}, by_key))
+        steps.append((label, {row.key(): row for row in rows}, by_run(results)))
     if not steps:
         return error("no step has run yet")
     cells = diffs = 0
@@ -337,9 +335,7 @@ def judge(base, goal, goal_expected, tried):
     _, base_runs, _ = parse_transcript(base[1]) if base[1] else ([], [], [])
     _, mine, problems = parse_transcript(tried)
     by_base = {r.key(): r for r in base_runs}
-    by_mine = {}
-    for r in mine:
-        by_mine.setdefault(r.key(), []).append(r)
+    by_mine = by_run(mine)
     width = max([len(row.run()) for row in rows] + [10])
     head = "%-*s  %-30s %-30s %s" % (width, "run (program, ABI, name)", base[0], "your kernel",
                                     goal + " (history)")
@@ -364,13 +360,13 @@ def judge(base, goal, goal_expected, tried):
 
 
 def cmd_judge(args):
-    lines, differing = judge((args.base_label, args.base_transcript), args.goal_label,
-                             args.goal_expected, args.transcript)
+    goal_label, goal_expected = args.goal
+    lines, differing = judge(args.base, goal_label, goal_expected, args.transcript)
     print("\n".join(lines))
     print()
     n = len(lines) - 2
     if not differing:
-        print("VERDICT: every run as the goal, %s: %d of %d" % (args.goal_label, n, n))
+        print("VERDICT: every run as the goal, %s: %d of %d" % (goal_label, n, n))
         return 0
     # a run whose daemon takes its lookups from another ABI (DAEMON+ABI)
     # that differs while the same daemon's own run does not: the packet
@@ -378,7 +374,7 @@ def cmd_judge(args):
     rows = {row.key(): row for row, _, _ in differing if row is not None}
     caller = sorted(row.run() for k, row in rows.items()
                     if "+" in k[0] and (k[0].split("+")[0], k[1], k[2]) not in rows)
-    print("VERDICT: %d of %d runs differ from the goal, %s:" % (len(differing), n, args.goal_label))
+    print("VERDICT: %d of %d runs differ from the goal, %s:" % (len(differing), n, goal_label))
     for row, yours, why in differing:
         if row is None:
             print("  the transcript: %s" % why)
@@ -387,7 +383,7 @@ def cmd_judge(args):
     # x32 rows that differ where the same run's x86_64 row is as the
     # goal: x32 has x86_64's layout, yet the kernel takes it for a compat
     # task (the trap of 2012's step 2 and of today's step 6)
-    goal = {row.key() for row in parse_expected(args.goal_expected)}
+    goal = {row.key() for row in parse_expected(goal_expected)}
     x32 = sorted(row.run() for k, row in rows.items()
                  if k[1] == "x32" and (k[0], "x86_64", k[2]) in goal
                  and (k[0], "x86_64", k[2]) not in rows)
@@ -422,14 +418,10 @@ def main(argv):
     s = sub.add_parser("show")
     s.add_argument("transcript")
     j = sub.add_parser("judge")
-    j.add_argument("--base", nargs=2, metavar=("LABEL", "TRANSCRIPT"), required=True,
-                   dest="base_pair")
-    j.add_argument("--goal", nargs=2, metavar=("LABEL", "EXPECTED"), required=True, dest="goal_pair")
+    j.add_argument("--base", nargs=2, metavar=("LABEL", "TRANSCRIPT"), required=True)
+    j.add_argument("--goal", nargs=2, metavar=("LABEL", "EXPECTED"), required=True)
     j.add_argument("transcript")
     args = ap.parse_args(argv)
-    if args.cmd == "judge":
-        args.base_label, args.base_transcript = args.base_pair
-        args.goal_label, args.goal_expected = args.goal_pair
     return {"check": cmd_check, "matrix": cmd_matrix, "show": cmd_show, "judge": cmd_judge}[args.cmd](args)
 
 

@@ -84,26 +84,6 @@ def parse_line(line):
     return r
 
 
-RE_RUN = re.compile(r"^\$ (\S+) .*#\s*(\S+), (\S+) build\s*$")
-RE_REQUEST = re.compile(r"^\S+: request (\d+) \((lookup \S+|expire) by pid (\d+)\)")
-
-
-def requesters(path, prog, abi):
-    """{request number: pid} that a daemon's log in a transcript names:
-    the processes whose lookups and expires it served (serve.c)."""
-    out, inside = {}, False
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            m = RE_RUN.match(line)
-            if m:
-                inside = (m.group(2), m.group(3)) == (prog, abi)
-                continue
-            m = RE_REQUEST.match(line) if inside else None
-            if m:
-                out.setdefault(int(m.group(1)), int(m.group(3)))
-    return out
-
-
 def parse_transcript(path):
     """(plans, results, problems): every LAB-PLAN count, every RESULT, and
     the lines that looked like either but were malformed."""

@@ -20,10 +20,28 @@ import os
 import re
 import sys
 
-from labhost.results import requesters
 from labhost.tap import Tap
 
 RE_VALUE = re.compile(r"^LAB-VALUE ([a-z][a-z0-9_]*)=(.*)$")
+# a run's first line in the transcript, and its daemon's log of a request
+RE_RUN = re.compile(r"^\$ (\S+) .*#\s*(\S+), (\S+) build\s*$")
+RE_REQUEST = re.compile(r"^\S+: request (\d+) \((lookup \S+|expire) by pid (\d+)\)")
+
+
+def requesters(path, prog, abi):
+    """{request number: pid} that a daemon's log in a transcript names:
+    the processes whose lookups and expires it served (serve.c)."""
+    out, inside = {}, False
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = RE_RUN.match(line)
+            if m:
+                inside = (m.group(2), m.group(3)) == (prog, abi)
+                continue
+            m = RE_REQUEST.match(line) if inside else None
+            if m:
+                out.setdefault(int(m.group(1)), int(m.group(3)))
+    return out
 
 
 def values(log):

@@ -257,9 +257,7 @@ def cmd_matrix(args):
             cells += 1
             got = by_key.get(key, [])
             r = got[0] if len(got) == 1 else None
-            measured = cell_text(r) if got else "missing"
-            if len(got) > 1:
-                measured = "%d results" % len(got)
+            measured = "%d results" % len(got) if len(got) > 1 else cell_text(r)  # None: missing
             if r is not None and matches(row, r) is None:
                 line += "%-32s" % (measured + " ✓")
                 mdline += " %s ✓ |" % measured

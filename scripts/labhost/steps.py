@@ -48,10 +48,6 @@ class StepError(ValueError):
     """Something in steps/ breaks a rule of the model; says where."""
 
 
-def _rel(root, path):
-    return os.path.relpath(path, root)
-
-
 def _lines(path):
     """(line number, line without its comment) of the lines that have words."""
     with open(path, encoding="utf-8") as f:
@@ -169,9 +165,10 @@ class Step:
         self.number = int(slug[:2])
         self.dir = os.path.join(root, "steps", slug)
         conf = os.path.join(self.dir, "step.conf")
+        where = os.path.relpath(conf, root)
         if not os.path.isfile(conf):
-            raise StepError("%s: missing (every step has one: steps/README.md)" % _rel(root, conf))
-        self.conf = read_conf(conf, _rel(root, conf))
+            raise StepError("%s: missing (every step has one: steps/README.md)" % where)
+        self.conf = read_conf(conf, where)
         self.title = self.conf.get("title", "")
         self.history = self.conf.get("history", "").split()
         # its own runs first, then those of every step (the guest's order),
@@ -186,7 +183,7 @@ class Step:
             paths.append(os.path.join(root, "steps", "runs"))
         for path in paths:
             if os.path.isfile(path):
-                self.runs += read_runs(path, _rel(root, path), abis)
+                self.runs += read_runs(path, os.path.relpath(path, root), abis)
         if not self.runs:
             raise StepError("steps/%s: no runs (steps/runs, steps/%s/runs)" % (slug, slug))
         self.config = self._own_file("config")

@@ -173,8 +173,7 @@ def check(number, label, expected, transcript):
             out.append((False, "%s: %s lists the run %s %s as %s %d times"
                         % ((label, expected) + k + (keys.count(k),))))
     plans, results, problems = parse_transcript(transcript)
-    for p in problems:
-        out.append((False, "%s: %s" % (label, p)))
+    out += [(False, "%s: %s" % (label, p)) for p in problems]
     if len(plans) != 1:
         out.append((False, "%s: the guest printed %d LAB-PLAN lines, not 1 (%s)"
                     % (label, len(plans), transcript)))
@@ -332,8 +331,7 @@ def judge(base, goal, goal_expected, tried):
                                                   row.prediction(), "" if why is None else "   <- differs"))
         if why is not None:
             differing.append((row, yours, why))
-    for p in problems:
-        differing.append((None, "", p))
+    differing += [(None, "", p) for p in problems]
     return lines, differing
 
 

@@ -74,7 +74,6 @@ if [ -n "$transport" ]; then
 	exit 0
 fi
 changed=0
-# shellcheck disable=SC2016
 say "soak: $n boots of each of $(step_slugs | wc -l) steps; results in ${report#"$LAB_ROOT"/}"
 for s in $(step_slugs); do
 	first='' slow=0 slowest=''

@@ -92,7 +92,6 @@ debug_boot() { # slug run timeout-s boot-log
 # gdb's arguments before it connects: quiet, no init files, the kernel's
 # gdb helpers and the lab's (gdb-scripts/lab-gdb.py), and the values
 # those read: the step, its output dir, two limits, the transport. GDB_BASE.
-# shellcheck disable=SC2034
 gdb_base_args() { # slug out-dir transport
 	GDB_BASE=(-q -nx
 		# no bytecode caches: the kernel's helpers are part of the step's

@@ -23,7 +23,6 @@
 # a default of its own (tests/test-limits.sh). Sourced: defines only. A
 # value already in the environment is kept: the scripts a lab command
 # runs get its table (lab_setup exports it), and a test may shrink one.
-# shellcheck disable=SC2034 # used by the scripts that source this file
 : "${LIMIT_READ_MS:=1000}"
 : "${LIMIT_WATCHDOG:=12}"
 # (Debian's automount alone waits about 11 s for its maps to expire:

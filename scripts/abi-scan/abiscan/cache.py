@@ -3,14 +3,15 @@ valid (compiler, flags and the content of every header they included),
 and the jobs file abi-scan.sh compiles."""
 
 import fnmatch
+import functools
 import glob
 import hashlib
 import json
 import os
 
-from labhost.abis import ABIS  # guest/abis, their one list
+from labhost.abis import ABIS, FLAG as ABI_FLAG  # guest/abis, their one list
 
-from labhost.abis import FLAG as ABI_FLAG  # guest/abis
+from .fileinfo import read
 # objects (objects.py): the debug information keeps every type even
 # though nothing uses it; pahole reads it
 OBJ_FLAGS = ["-g", "-fno-eliminate-unused-debug-types", "-c"]
@@ -53,20 +54,14 @@ def load_json(path):
         return {}
 
 
-class Hasher:
-    """Content hashes of files, each read once per run."""
-
-    def __init__(self):
-        self.memo = {}
-
-    def __call__(self, path):
-        if path not in self.memo:
-            try:
-                with open(path, "rb") as f:
-                    self.memo[path] = hashlib.sha1(f.read()).hexdigest()
-            except OSError:
-                self.memo[path] = None
-        return self.memo[path]
+@functools.cache
+def file_hash(path):
+    """A file's content hash (None if unreadable), each read once per run."""
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha1(f.read()).hexdigest()
+    except OSError:
+        return None
 
 
 class Ctx:
@@ -77,17 +72,16 @@ class Ctx:
         self.cflags = a.cflags
         self.toolkey = a.toolkey
         self.only = a.only
-        self.quiet = getattr(a, "quiet", False)
-        self.ksrc = os.path.abspath(a.ksrc) if getattr(a, "ksrc", None) else None
+        self.quiet = a.quiet
+        self.ksrc = os.path.abspath(a.ksrc) if a.ksrc else None
         self.index_path = os.path.join(self.cache, "index.json")
-        self.hash = Hasher()
+        self.hash = file_hash
         self.index = load_json(self.index_path)
         self.dirty = False
 
     def save_index(self):
-        if not self.dirty:                  # a warm run: 5 MB not rewritten
-            return
-        save_json(self.index_path, self.index, sort_keys=True)
+        if self.dirty:                      # a warm run: 5 MB not rewritten
+            save_json(self.index_path, self.index, sort_keys=True)
 
     def base_key(self, abi, prelude=()):
         # compiler version + flags + ABI (+ the headers included first: an
@@ -96,10 +90,7 @@ class Ctx:
                               ABI_FLAG[abi], self.uapi, ",".join(prelude)]))
 
     def objbase(self, abi, hdr, prelude=()):
-        name = hdr.replace("/", "__")
-        if prelude:
-            name += "+pre"
-        return os.path.join(self.cache, "obj", abi, name)
+        return os.path.join(self.cache, "obj", abi, unit_file(hdr, prelude))
 
     def headers(self):
         """Headers compiled stand-alone: every *.h but asm-generic/*.h,
@@ -133,35 +124,29 @@ class Ctx:
 
     def ingest(self, jobs_file):
         """Record the compiles of a jobs file in the index."""
-        try:
-            with open(jobs_file) as f:
-                jobs = [l.split() for l in f if l.strip()]
-        except OSError:
-            return
+        jobs = [l.split() for l in (read(jobs_file) or "").split("\n") if l.strip()]
         for j in jobs:
             abi, _flag, hdr, base = j[:4]
-            try:
-                with open(base + ".status") as f:
-                    ok = f.read().strip() == "ok"
-            except OSError:
-                ok = False
+            ok = (read(base + ".status") or "").strip() == "ok"
             self.record(abi, hdr, tuple(j[4].split(",")) if j[4] != "-" else (), ok)
 
     def record(self, abi, hdr, prelude, ok):
         """One compile in the index, with the content of every header it
         read (from its .d)."""
-        deps = set()
-        try:
-            with open(self.objbase(abi, hdr, prelude) + ".d") as f:
-                deps.update(p for p in f.read().replace("\\\n", " ").split()[1:] if p.endswith(".h"))
-        except OSError:
-            pass
+        d = read(self.objbase(abi, hdr, prelude) + ".d") or ""
+        deps = {p for p in d.replace("\\\n", " ").split()[1:] if p.endswith(".h")}
         deps.add(os.path.join(self.uapi, hdr))
         self.dirty = True
         self.index[jobkey(abi, hdr, prelude)] = {
             "hdr": hdr, "abi": abi, "prelude": list(prelude),
             "base": self.base_key(abi, prelude), "ok": ok,
             "deps": {p: self.hash(p) for p in sorted(deps)}}
+
+
+def unit_file(hdr, prelude=()):
+    """A header's file name under obj/ABI/ and proof/ABI/ (one with a
+    prelude is a unit of its own)."""
+    return hdr.replace("/", "__") + ("+pre" if prelude else "")
 
 
 def jobkey(abi, hdr, prelude=()):
@@ -174,16 +159,12 @@ def job_line(ctx, abi, hdr, prelude=()):
     return " ".join([abi, ABI_FLAG[abi], hdr, base, ",".join(prelude) or "-"]) + "\n"
 
 
-def write_jobs(path, lines):
-    with open(path, "w") as f:
-        f.writelines(lines)
-
-
 def cmd_plan(ctx):
     os.makedirs(ctx.cache, exist_ok=True)
     hdrs = ctx.headers()
     lines = [job_line(ctx, abi, h) for abi in ABIS for h in hdrs   # ABI-major: gcc batches
              if not ctx.valid(jobkey(abi, h), abi)]
-    write_jobs(os.path.join(ctx.cache, "jobs.txt"), lines)
+    with open(os.path.join(ctx.cache, "jobs.txt"), "w") as f:
+        f.writelines(lines)
     print(f"{len(hdrs)} headers x {len(ABIS)} ABIs: {len(lines)} to compile, "
           f"{len(hdrs) * len(ABIS) - len(lines)} cached")

@@ -11,7 +11,7 @@ import subprocess
 
 from labhost.limits import limit
 
-from .cache import ABI_FLAG, load_json, save_json, sha
+from .cache import ABI_FLAG, jobkey, load_json, save_json, sha, unit_file
 from labhost.abis import ABIS  # guest/abis, their one list
 
 FAIL_RE = re.compile(r'static assertion failed: "([^"]*)"')
@@ -34,21 +34,15 @@ def asserted_members(t, abi):
             want.append(m.path)
     if lay.members:
         want.append(lay.members[-1].path)
-    out = []
-    for p in want:
-        if p in byp and p not in out:
-            out.append(p)
-    return [byp[p] for p in out[:MAX_MEMBERS]]
+    return [byp[p] for p in dict.fromkeys(want) if p in byp][:MAX_MEMBERS]
 
 
 def source(items):
     """C text for [(finding, layout, members)] of one header and ABI, and
     {line number: finding name} of its assertions."""
-    lines = ["#include <stddef.h>"]
+    lay = items[0][1]
+    lines = [f"#include <{h}>" for h in ["stddef.h", *lay.prelude, lay.obj]]
     owner = {}
-    for pre in items[0][1].prelude:
-        lines.append(f"#include <{pre}>")
-    lines.append(f"#include <{items[0][1].obj}>")
     for t, lay, members in items:
         ty = f"{t.kind} {t.name}"
         lines.append(f'_Static_assert(sizeof({ty}) == {lay.size}, "{ty} sizeof {lay.size}");')
@@ -120,15 +114,15 @@ def prove(ctx, flagged):
                 (t, lay, asserted_members(t, abi)))
     cpath = os.path.join(ctx.cache, "proof.json")
     cache = load_json(cpath)
-    todo, results = [], {}
+    todo, results, paths = [], {}, {}
     for (abi, obj, pre), items in sorted(groups.items()):
         src, owner = source(items)
         d = os.path.join(ctx.out, "proof", abi)
         os.makedirs(d, exist_ok=True)
-        path = os.path.join(d, obj.replace("/", "__") + ("+pre" if pre else "") + ".c")
+        path = paths[(abi, obj, pre)] = os.path.join(d, unit_file(obj, pre) + ".c")
         with open(path, "w") as f:
             f.write(src)
-        deps = ctx.index.get(f"{abi}:{obj}" + ("|" + ",".join(pre) if pre else ""), {}).get("deps", {})
+        deps = ctx.index.get(jobkey(abi, obj, pre), {}).get("deps", {})
         key = sha(json.dumps([src, ctx.toolkey, abi, {p: ctx.hash(p) for p in deps}], sort_keys=True))
         if cache.get(path, {}).get("key") == key:
             results[path] = dict(cache[path], owner=owner)
@@ -157,8 +151,7 @@ def prove(ctx, flagged):
     for t in flagged:
         t.proof = []
     for (abi, obj, pre), items in groups.items():
-        path = os.path.join(ctx.out, "proof", abi, obj.replace("/", "__") + ("+pre" if pre else "") + ".c")
-        r = results[path]
+        r = results[paths[(abi, obj, pre)]]
         bad = {}                            # finding -> first error of its lines
         for m in ERR_RE.finditer(r["err"]):
             ty = r["owner"].get(int(m.group(1)))
@@ -172,5 +165,4 @@ def prove(ctx, flagged):
             ty = f"{t.kind} {t.name}"
             if ty in bad or None in bad:
                 t.proof.append(f"{abi}: {bad.get(ty) or bad[None]}")
-    n = len(todo)
-    return n, len(groups)
+    return len(todo), len(groups)

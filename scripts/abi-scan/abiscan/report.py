@@ -46,6 +46,10 @@ def proof_text(t):
     return "; ".join(t.proof) if t.proof else "ok"
 
 
+def yes_no(b):
+    return "yes" if b else "no"
+
+
 def counts(flagged):
     out = []
     for row in ROWS:
@@ -108,29 +112,21 @@ def _tsv(ctx, types, order):
             "class_name", "class3_kind", f"{ALIGNED64}_like", f"class_{COMPAT}_{ALIGNED64}",
             f"class_{ALIGNED64}_{NATIVE}", "kernel_handling", "crossing", "proof", "detail",
             "propagated", "notes", "also_declared_in", "compiled_after"]
-    with open(os.path.join(ctx.out, "report.tsv"), "w") as f:
-        f.write("\t".join(cols) + "\n")
-        for t in order:
-            f.write("\t".join(str(x).replace("\t", " ") for x in [
-                t.name, t.kind, t.decl, t.line, *t.sizes, t.cls, CLASS_NAME[t.cls], class3_kind(t),
-                t.aligned64, t.c_compat_aligned64, t.c_aligned64_native, t.handling, t.crossing,
-                proof_text(t), t.verdict.detail, "; ".join(t.propagated), "; ".join(t.notes),
-                ",".join(t.decls[1:]), ",".join(t.prelude)]) + "\n")
+    rows = [[t.name, t.kind, t.decl, t.line, *t.sizes, t.cls, CLASS_NAME[t.cls], class3_kind(t),
+             t.aligned64, t.c_compat_aligned64, t.c_aligned64_native, t.handling, t.crossing,
+             proof_text(t), t.verdict.detail, "; ".join(t.propagated), "; ".join(t.notes),
+             ",".join(t.decls[1:]), ",".join(t.prelude)] for t in order]
+    _write(ctx, "report.tsv", ["\t".join(str(x).replace("\t", " ") for x in r) for r in [cols] + rows])
     # every type compared, flagged or not (tests use it)
-    with open(os.path.join(ctx.out, "all-types.tsv"), "w") as f:
-        f.write("\t".join(["name", "kind", "header", "line", *SIZE_COLS, "class", f"{ALIGNED64}_like",
-                            "packing"]) + "\n")
-        for t in types:
-            f.write("\t".join(str(x) for x in [t.name, t.kind, t.decl, t.line, *t.sizes,
-                                                t.cls, t.aligned64, t.packing or "-"]) + "\n")
+    cols = ["name", "kind", "header", "line", *SIZE_COLS, "class", f"{ALIGNED64}_like", "packing"]
+    rows = [[t.name, t.kind, t.decl, t.line, *t.sizes, t.cls, t.aligned64, t.packing or "-"] for t in types]
+    _write(ctx, "all-types.tsv", ["\t".join(map(str, r)) for r in [cols] + rows])
 
 
 def _failed_txt(ctx, failed):
-    with open(os.path.join(ctx.out, "failed.txt"), "w") as f:
-        f.write("# header\tABIs\treason\tkernel's header test skips it too\tfirst error\n")
-        for x in failed:
-            f.write(f"{x['hdr']}\t{','.join(x['abis'])}\t{x['reason']}\t"
-                    f"{'yes' if x['kernel_skips'] else 'no'}\t{x['err']}\n")
+    _write(ctx, "failed.txt", ["# header\tABIs\treason\tkernel's header test skips it too\tfirst error"] +
+           [f"{x['hdr']}\t{','.join(x['abis'])}\t{x['reason']}\t{yes_no(x['kernel_skips'])}\t{x['err']}"
+            for x in failed])
 
 
 def _report_txt(ctx, summary, order, ncls, failed, partial):
@@ -182,8 +178,7 @@ def _report_txt(ctx, summary, order, ncls, failed, partial):
     if partial:
         R += ["", f"== types defined for some ABIs only ({len(partial)})"]
         R += [f"{k[0]} [{k[1]}]: {', '.join(a)}" for k, a in partial]
-    with open(os.path.join(ctx.out, "report.txt"), "w") as f:
-        f.write("\n".join(R) + "\n")
+    _write(ctx, "report.txt", R)
 
 
 def _markdown(ctx, cnt, types, order, failed, nothing, handled, nofix, nosep, autofs, nhdrs, ndecl,
@@ -225,7 +220,7 @@ def _markdown(ctx, cnt, types, order, failed, nothing, handled, nofix, nosep, au
          "| First error |", "|---|---|---|---|---|"]
     for x in failed:
         F.append(f"| `{x['hdr']}` | {md(', '.join(x['abis']))} | {md(x['reason'])} | "
-                 f"{'yes' if x['kernel_skips'] else 'no'} | `{x['err'].replace('`', '')}` |")
+                 f"{yes_no(x['kernel_skips'])} | `{x['err'].replace('`', '')}` |")
     _write(ctx, "where-else-failed.md", F)
 
     N = [f"| Type | Header | {ABI_COLS} | Class | Crossing | Used in (kernel .c files) |",

@@ -12,6 +12,7 @@ import time
 from labhost.limits import limit
 
 from .cache import sha
+from .fileinfo import read
 
 def ksrc_key(ksrc):
     """Identity of the kernel tree: path + git HEAD (the lab's build/linux
@@ -24,11 +25,9 @@ def ksrc_key(ksrc):
             parts.append(r.stdout.strip())
         except (OSError, subprocess.TimeoutExpired):
             pass
-    try:
-        with open(os.path.join(ksrc, "Makefile")) as f:
-            parts.append(f.read(400))
-    except OSError:
-        pass
+    mk = read(os.path.join(ksrc, "Makefile"))
+    if mk is not None:
+        parts.append(mk[:400])
     return sha("\0".join(parts))
 
 
@@ -45,12 +44,9 @@ def kernel_grep(ctx, names):
     words = sorted(set(FIXED_WORDS + [w for n in names for w in [n] + twin_names(n)]))
     key = sha("\0".join([ksrc_key(ctx.ksrc)] + words))
     path = os.path.join(ctx.cache, "kgrep.txt")
-    try:
-        with open(path, errors="replace") as f:
-            if f.readline().strip() == key:
-                return f.read().splitlines()
-    except OSError:
-        pass
+    head, _, rest = (read(path) or "").partition("\n")
+    if head.strip() == key:
+        return rest.splitlines()
     wf = os.path.join(ctx.cache, "kgrep-words.txt")
     with open(wf, "w") as f:
         f.write("\n".join(words) + "\n")
@@ -89,10 +85,6 @@ def kernel_grep(ctx, names):
     return lines
 
 
-def is_uapi_path(p):
-    return "/uapi/" in p or p.startswith("include/uapi/")
-
-
 def annotate(ctx, flagged, texts):
     """Heuristic notes on how the kernel copes with each class 1/2 type."""
     names = sorted({t.name for t in flagged})
@@ -112,18 +104,17 @@ def annotate(ctx, flagged, texts):
                 m = twin.search(txt)
                 if m:
                     notes.append(f"compat twin: struct {m.group(1)} ({fn}:{ln})")
-                if not is_uapi_path(fn) and use.search(txt):
+                if "/uapi/" not in fn and use.search(txt):      # include/uapi/ too
                     uses.setdefault(fn, []).append(ln)
         for fn, lns in sorted(uses.items()):
             fl = byfile[fn]
-            fix = [ln for ln, txt in fl if "compat_need_64bit_alignment_fixup" in txt
-                   and any(abs(ln - u) <= 60 for u in lns)]
+            near = [(ln, txt) for ln, txt in fl if any(abs(ln - u) <= 60 for u in lns)]
+            fix = [ln for ln, txt in near if "compat_need_64bit_alignment_fixup" in txt]
+            cc = [(ln, m.group(1)) for ln, txt in near
+                  for m in [re.search(r"\b(in_compat_syscall|in_ia32_syscall)\b", txt)] if m]
             if fix:
                 notes.append(f"compat_need_64bit_alignment_fixup() near a use ({fn}:{fix[0]})")
-            cc = [(ln, m.group(1)) for ln, txt in fl
-                  for m in [re.search(r"\b(in_compat_syscall|in_ia32_syscall)\b", txt)]
-                  if m and any(abs(ln - u) <= 60 for u in lns)]
-            if cc and not fix:
+            elif cc:
                 notes.append(f"{cc[0][1]}() near a use ({fn}:{cc[0][0]})")
             ioc = [(ln, txt) for ln, txt in fl if re.search(r"\bcompat_ioctl\b", txt)]
             if ioc and fn.endswith(".c"):
@@ -174,8 +165,5 @@ def definition_annotation(text, line):
         depth += l.count("{") - l.count("}")
         if depth <= 0 and "}" in l:
             break
-    m = PACK_RE.findall("\n".join(body))
-    if not m:
-        return ""
-    kinds = sorted({("packed" if "PACKED" in x.upper() else "aligned") for x in m})
-    return "/".join(kinds)
+    return "/".join(sorted({"packed" if "PACKED" in x.upper() else "aligned"
+                            for x in PACK_RE.findall("\n".join(body))}))

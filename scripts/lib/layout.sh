@@ -67,6 +67,7 @@ layout_paths() {
 	KOUT=$KSRC/out
 	LOGS=$BUILD_DIR/logs
 }
+git_k() { git -C "$KSRC" "$@"; } # git in the kernel tree
 
 # The log of a kernel's make (LABEL: a step's slug, or the name of the
 # output dir of kernel-build.sh --out: try, bisect)

@@ -6,8 +6,6 @@
 . "$(dirname "$0")/../lib/core.sh"
 lab_setup
 
-git_k() { git -C "$KSRC" "$@"; }
-
 # 1. The baseline: re-extract when the linux-source changed.
 "$SCRIPTS/source/linux-source.sh"
 LINUX_TARBALL=$(linux_source_tarball)

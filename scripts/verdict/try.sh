@@ -41,7 +41,6 @@ else
 	goal_file=$(step_expected "$goal") goal_label="step $(step_number "$goal")"
 fi
 out=$BUILD_DIR/try
-git_k() { git -C "$KSRC" "$@"; }
 
 # the tree and the steps' branches as make would have them
 "$SCRIPTS/tree/kernel-tree.sh" >"$LOGS/try-tree.log" 2>&1 ||

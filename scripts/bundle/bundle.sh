@@ -155,7 +155,7 @@ make_bundle() { # [--fast FILE] [--sign KEY]
 # learner trusts. A SHA256SUMS inside the bundle cannot tell: whoever
 # changed a file can write it again.
 check_identity() { # file sha256 sig signer unverified
-	local file=$1 want=${2,,} sig=$3 signer=$4 have allowed
+	local file=$1 want=${2,,} sig=$3 signer=$4 have allowed rc
 	if [ -n "$want" ]; then
 		[[ $want =~ ^[0-9a-f]{64}$ ]] ||
 			die "SHA256=$2 is not a SHA256 (64 hex digits, as make bundle prints it)"
@@ -168,14 +168,13 @@ again, or compare the hash letter by letter."
 	elif [ -n "$sig" ]; then
 		[ -f "$sig" ] || die "SIG=$sig: no such signature file"
 		[ -f "$signer" ] || die "SIG= needs SIGNER=, the instructor's public key (a .pub file from a place you trust, not from the USB stick the bundle came on)"
-		allowed=$(mktemp)
+		allowed=$(mktemp) rc=0
 		printf 'instructor namespaces="%s" %s\n' "$SIG_NAMESPACE" "$(head -n 1 "$signer")" >"$allowed"
-		if ! run_shown ssh-keygen -Y verify -f "$allowed" -I instructor -n "$SIG_NAMESPACE" -s "$sig" \
-			<"$file" >"$LOGS/import-verify.log" 2>&1; then
-			rm -f "$allowed"
-			die "${file##*/}: its signature $sig does not verify with the key $signer: it is not the bundle that was announced (ssh-keygen said: $(tail -n 1 "$LOGS/import-verify.log")). Nothing was imported."
-		fi
+		run_shown ssh-keygen -Y verify -f "$allowed" -I instructor -n "$SIG_NAMESPACE" -s "$sig" \
+			<"$file" >"$LOGS/import-verify.log" 2>&1 || rc=$?
 		rm -f "$allowed"
+		[ "$rc" -eq 0 ] ||
+			die "${file##*/}: its signature $sig does not verify with the key $signer: it is not the bundle that was announced (ssh-keygen said: $(tail -n 1 "$LOGS/import-verify.log")). Nothing was imported."
 		IDENTITY="signed by $(ssh-keygen -l -f "$signer" | cut -d' ' -f2)"
 	elif [ "$5" = 1 ]; then
 		warn "UNVERIFIED=1: importing ${file##*/} without checking that it is the bundle you meant. Its gdb helpers will run as you when you type make gdb. Only do this with a bundle you made yourself."
@@ -260,19 +259,18 @@ explain() { # BUNDLE-file step-slug
 	local b=$1 rec k here there
 	rec=$(out_file "$(step_out "$2")" build_record)
 	for k in linux-source gcc binutils; do
-		there=$(field "$b" "$k")
-		here=$(field "$rec" "$k")
-		[ "$there" = "$here" ] || echo "  $k differs: the bundle's was $there; here it is $here"
+		differs "$k" "$(field "$b" "$k")" "$(field "$rec" "$k")"
 	done
 	here=$(awk '{ print "deb: " $1 " " $2 }' "$BUILD_DIR/debian/debs/MANIFEST" | LC_ALL=C sort)
 	there=$(grep '^deb: ' "$b" | LC_ALL=C sort)
 	[ "$here" = "$there" ] ||
 		echo "  Debian's packages differ: $(diff <(echo "$there") <(echo "$here") | grep '^[<>]' | tr '\n' ' ')"
-	there=$(field "$b" busybox) here=$(pkg_version busybox-static)
-	[ "$there" = "$here" ] || echo "  busybox differs: the bundle's was $there; here it is $here"
+	differs busybox "$(field "$b" busybox)" "$(pkg_version busybox-static)"
 	# the guests' programs are static: libc.a is in them
-	there=$(field "$b" libc) here=$(pkg_version libc6-dev)
-	[ "$there" = "$here" ] || echo "  libc differs: the bundle's was $there; here it is $here"
+	differs libc "$(field "$b" libc)" "$(pkg_version libc6-dev)"
+}
+differs() { # what the-bundle's here
+	[ "$2" = "$3" ] || echo "  $1 differs: the bundle's was $2; here it is $3"
 }
 
 verify_bundle() { # file

@@ -210,11 +210,9 @@ list=$D/debian.list
 		R=/debian/$arch H=$D/root/$arch
 		while read -r f; do addpath "$R" "$H" "$f" || exit 1; done <"$D/files-$arch"
 		adddir "$R/etc"
-		for f in auto.master.lab auto.lab autofs.conf; do
+		for f in auto.master.lab auto.lab autofs.conf passwd group; do
 			echo "file $R/etc/$f $stage/$f 0644 0 0"
 		done
-		echo "file $R/etc/passwd $stage/passwd 0644 0 0"
-		echo "file $R/etc/group $stage/group 0644 0 0"
 		adddir "$R/srv/b"
 		echo "file $R/srv/b/marker $stage/marker 0644 0 0"
 		for d in auto proc dev tmp run root var bin; do adddir "$R/$d"; done

@@ -14,11 +14,10 @@ DEBIAN_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 # The Debian archive and security mirrors the host's apt uses (one-line
 # or deb822 sources), or Debian's own when it has none (a derivative).
 debian_mirrors() {
-	local main sec
-	main=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
-		grep -oE 'https?://[^ ]+/debian/?( |$)' | sed 's:/* *$::' | head -n 1)
-	sec=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
-		grep -oE 'https?://[^ ]+/debian-security/?( |$)' | sed 's:/* *$::' | head -n 1)
+	local sources main sec
+	sources=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null)
+	main=$(grep -oE 'https?://[^ ]+/debian/?( |$)' <<<"$sources" | sed 's:/* *$::' | head -n 1)
+	sec=$(grep -oE 'https?://[^ ]+/debian-security/?( |$)' <<<"$sources" | sed 's:/* *$::' | head -n 1)
 	echo "${main:-http://deb.debian.org/debian} ${sec:-}"
 }
 
@@ -83,11 +82,10 @@ update_once() {
 # pattern only in install) into DIR, unless it is there; check its
 # SHA256 against the signed index; print "path sha256".
 apt_download() { # pkg[:arch] dir
-	local pa=$1 dir=$2 uri fn size sum
+	local pa=$1 dir=$2 fn sum
 	update_once >&2 # our stdout is the answer
-	read -r uri fn size sum < <(apt_ apt-get download --print-uris "$pa" </dev/null 2>/dev/null) ||
+	read -r _ fn _ sum < <(apt_ apt-get download --print-uris "$pa" </dev/null 2>/dev/null) ||
 		die "apt finds no package $pa in Debian $DEBIAN_SUITE (see $LOGS/debian-apt-update.log)"
-	: "$uri" "$size"
 	if [ ! -f "$dir/$fn" ]; then
 		info "downloading $pa ($fn)" >&2
 		(cd "$dir" && APT_CONFIG=$APTROOT/etc/apt/apt.conf run_child "$LIMIT_APT" apt-get -q download "$pa") \

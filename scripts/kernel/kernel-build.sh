@@ -161,21 +161,20 @@ build_into() { # label out-dir
 }
 
 build_step() {
-	local s=$1 branch out key kkey
-	branch=$s
+	local s=$1 out key kkey
 	out=$(step_out "$s")
 	kkey=$(out_file "$out" build_key)
 	kmake_for "$s"
-	key="$(git -C "$KSRC" rev-parse "$branch^{tree}") $(files_key "${FRAGMENTS[@]}")"
+	key="$(git -C "$KSRC" rev-parse "$s^{tree}") $(files_key "${FRAGMENTS[@]}")"
 	key="$key $(files_key "$LAB_ROOT/gdb-scripts/lab/constants.py.in" "$0")"
 	if [ "$(cat "$kkey" 2>/dev/null)" = "$key" ] &&
 		[ -f "$(out_file "$out" bzimage)" ] && [ -f "$(out_file "$out" vmlinux)" ]; then
 		return 0
 	fi
-	say "kernel: step $s ($branch)"
+	say "kernel: step $s ($s)"
 	rm -f "$kkey"
 	mkdir -p "$out"
-	git -C "$KSRC" checkout -q "$branch"
+	git -C "$KSRC" checkout -q "$s"
 	build_into "$s" "$out"
 	echo "$key" >"$kkey"
 }

@@ -34,20 +34,16 @@ kvm_probe() { # bzImage: fails when KVM cannot be used, saying why in KVM_WHY
 	CHILD_WHAT="the KVM probe (QEMU)" start_child "${qemu[@]}" </dev/null >"$qlog" 2>&1
 	pid=$CHILD_PID
 	end=$((${EPOCHREALTIME//[!0-9]/} + LIMIT_KVM_PROBE * 1000000))
-	while :; do
-		if grep -q 'Linux version' "$log" 2>/dev/null; then
-			break
-		elif grep -q 'KVM internal error' "$qlog"; then
+	until grep -q 'Linux version' "$log" 2>/dev/null; do
+		if grep -q 'KVM internal error' "$qlog"; then
 			why=$(grep -m 1 'KVM internal error' "$qlog")
 		elif ! kill -0 "$pid" 2>/dev/null; then
 			why="QEMU with KVM ended before the kernel printed anything: $(tail -n 1 "$qlog")"
 		elif [ "${EPOCHREALTIME//[!0-9]/}" -ge "$end" ]; then
 			why="QEMU with KVM did not get the kernel to its first line within ${LIMIT_KVM_PROBE} s (a nested KVM without hardware help?)"
-		else
-			sleep 0.05
-			continue
 		fi
-		break
+		[ -z "$why" ] || break
+		sleep 0.05
 	done 2>/dev/null # (not bash's "Aborted" line for a QEMU that died of its own assert)
 	stop_child "$pid"
 	KVM_WHY=$why

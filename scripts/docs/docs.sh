@@ -94,7 +94,6 @@ done
 lvml=$(out_file "$(step_out "$layout")" vmlinux) lguest=$(out_file "$(step_out "$layout")" guest)
 for f in "$lvml" "$lguest/i386/systemd-style" "$lguest/x32/systemd-style"; do need "$f"; done
 
-
 # 2. Generated inputs.
 say "docs: generating the nav, tables, diagrams and includes in $(rel "$gen")"
 mkdir -p "$gen/root"

@@ -35,12 +35,10 @@ pass() { tap_point ok "$*"; passed=$((passed + 1)); }
 fail() { tap_point "not ok" "$*"; failed=$((failed + 1)); }
 skip() { tap_point ok "$1" "SKIP $2"; skipped=$((skipped + 1)); } # what reason
 finish() {
+	local skips=''
+	[ "$skipped" -eq 0 ] || skips=", $skipped skipped"
 	echo "1..$tap_n"
-	if [ "$skipped" -gt 0 ]; then
-		echo "$passed passed, $failed failed, $skipped skipped"
-	else
-		echo "$passed passed, $failed failed"
-	fi
+	echo "$passed passed, $failed failed$skips"
 	[ "$failed" -eq 0 ]
 }
 

@@ -236,16 +236,12 @@ def cmd_analyze(ctx):
                 if v.get("hdr") in hset or k.startswith(("probe:", "groups:"))}
     rkey = sha(json.dumps([relevant, SELF_HASH, ksrc_key(ctx.ksrc), ctx.only or ""], sort_keys=True))
     rpath = os.path.join(ctx.cache, "result.json")
-    try:
-        with open(rpath) as f:
-            res = json.load(f)
-        if res["key"] == rkey and all(os.path.exists(os.path.join(ctx.out, o)) for o in OUTPUTS):
-            if not ctx.quiet:
-                print(res["summary"], end="")
-            print(res["oneline"] + " (cached)")
-            return
-    except (OSError, ValueError, KeyError):
-        pass
+    res = load_json(rpath)
+    if res.get("key") == rkey and all(os.path.exists(os.path.join(ctx.out, o)) for o in OUTPUTS):
+        if not ctx.quiet:
+            print(res["summary"], end="")
+        print(res["oneline"] + " (cached)")
+        return
 
     layouts = load_layouts(ctx, hdrs)
     t_parse = time.time() - t0
@@ -255,12 +251,11 @@ def cmd_analyze(ctx):
     containers = propagate(types)
     flagged = [t for t in types if t.cls]
     annotate(ctx, [t for t in flagged if t.cls in (1, 2)], texts)
-    for t in flagged:
-        if t.cls == 3:
-            t.handling = "-"
     ioc = ioctl_types(texts)
     for t in flagged:
         t.crossing = crossing(t, ioc, containers)
+        if t.cls == 3:
+            t.handling = "-"
     t1 = time.time()
     ncomp, nfiles = prove(ctx, flagged)
     t_proof = time.time() - t1

@@ -88,11 +88,7 @@ def compare(a, b):
 def aligned64_relation(t):
     """Which layout ALIGNED64 shares: "all", NATIVE's or COMPAT's (that
     ABI's name) or its "own"."""
-    v = {abi: compare(t[abi], t[ALIGNED64]).cls == 0 for abi in (COMPAT, NATIVE)}
-    if v[COMPAT] and v[NATIVE]:
+    like = [abi for abi in (NATIVE, COMPAT) if compare(t[abi], t[ALIGNED64]).cls == 0]
+    if len(like) == 2:
         return "all"
-    if v[NATIVE]:
-        return NATIVE
-    if v[COMPAT]:
-        return COMPAT
-    return "own"
+    return like[0] if like else "own"

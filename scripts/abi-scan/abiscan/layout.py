@@ -1,6 +1,7 @@
 """The layout of one struct or union as pahole prints it, and the parser
 of `pahole -F dwarf -I -E` output."""
 
+import math
 import os
 import re
 from dataclasses import asdict, dataclass, field
@@ -93,15 +94,12 @@ def _close_nested(frame, parent, s, sizes):
         return
     copies = [("", 0)]
     if bounds:
-        count = 1
-        for d in bounds:
-            count *= d
+        count = math.prod(bounds)
         if count:
             stride = size // count
         else:                               # flexible: the element's own sizeof
             stride = sizes.get(frame.tag) if frame.tag else None
-        first = "[0]" * len(bounds)
-        copies = [(first, 0)]
+        copies = [("[0]" * len(bounds), 0)]
         if stride and (count == 0 or count > 1):
             copies.append(("[0]" * (len(bounds) - 1) + "[1]", stride))
     for idx, shift in copies:

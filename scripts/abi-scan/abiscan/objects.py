@@ -16,7 +16,7 @@ from labhost.limits import limit
 
 from .cache import ABI_FLAG, OBJ_FLAGS, OBJ_RECIPE, SCHEMA, SELF_HASH, jobkey, sha
 from labhost.abis import ABIS  # guest/abis, their one list
-from .fileinfo import parse_tree
+from .fileinfo import parse_tree, read
 from .groups import Model, Planner, split
 
 
@@ -37,11 +37,7 @@ def group_name(abi, hdrs):
 
 
 def read_tree(ctx, abi, h):
-    try:
-        with open(ctx.objbase(abi, h) + ".tree", errors="replace") as f:
-            return parse_tree(f.read())
-    except OSError:
-        return [], set()
+    return parse_tree(read(ctx.objbase(abi, h) + ".tree") or "")
 
 
 def ok_headers(ctx, abi, hdrs):

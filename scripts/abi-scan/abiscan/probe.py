@@ -12,6 +12,7 @@ from labhost.limits import limit
 
 from .cache import ABI_FLAG, SELF_HASH, jobkey, sha
 from .compare import NATIVE
+from .fileinfo import read
 from labhost.abis import ABIS  # guest/abis, their one list
 
 # libc headers a uapi header may silently rely on (tried in this order).
@@ -26,13 +27,9 @@ ERR_ID_RES = [
 
 
 def first_error(path):
-    try:
-        with open(path, errors="replace") as f:
-            for line in f:
-                if " error: " in line or "fatal error:" in line:
-                    return line.strip()
-    except OSError:
-        pass
+    for line in (read(path) or "").split("\n"):
+        if " error: " in line or "fatal error:" in line:
+            return line.strip()
     return "(no error message; see the .err file)"
 
 
@@ -111,21 +108,18 @@ def cmd_probe(ctx):
     ctx.ingest(os.path.join(ctx.cache, "jobs.txt"))
     hdrs = ctx.headers()
     failing = [h for h in hdrs if any(not ctx.index.get(jobkey(a, h), {}).get("ok", True) for a in ABIS)]
-    texts = None
     todo = []
     for h in failing:
-        failed_abis = [a for a in ABIS if not ctx.index[jobkey(a, h)]["ok"]]
         pkey = "probe:" + h
         want = sha(json.dumps([SELF_HASH] + [ctx.index[jobkey(a, h)] for a in ABIS], sort_keys=True))
         if ctx.index.get(pkey, {}).get("key") == want:
             continue
-        if len(failed_abis) < len(ABIS):     # arch-specific: nothing to probe
+        if any(ctx.index[jobkey(a, h)]["ok"] for a in ABIS):     # arch-specific: nothing to probe
             ctx.index[pkey] = {"key": want, "prelude": None}
             ctx.dirty = True
             continue
-        if texts is None:
-            texts = uapi_texts(ctx)
         todo.append((h, pkey, want, first_error(ctx.objbase(NATIVE, h) + ".err")))
+    texts = uapi_texts(ctx) if todo else None
 
     def probe(item):
         h, pkey, want, err = item
@@ -144,13 +138,8 @@ def cmd_probe(ctx):
 
 
 def failures(ctx, hdrs, texts):
-    nohdrtest = set()
-    if ctx.ksrc:
-        try:
-            with open(os.path.join(ctx.ksrc, "usr/include/Makefile")) as f:
-                nohdrtest = set(re.findall(r"^no-header-test \+= (\S+)", f.read(), re.M))
-        except OSError:
-            pass
+    mk = read(os.path.join(ctx.ksrc, "usr/include/Makefile")) if ctx.ksrc else None
+    nohdrtest = set(re.findall(r"^no-header-test \+= (\S+)", mk or "", re.M))
     out = []
     for h in hdrs:
         bad = [a for a in ABIS if not ctx.index.get(jobkey(a, h), {}).get("ok", True)]

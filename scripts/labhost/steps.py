@@ -57,10 +57,10 @@ def _lines(path):
                 yield n, line
 
 
-def read_conf(path, where=None):
-    """A step.conf as {key: value}. A line that is not "key: value", a key
-    steps/README.md does not document, or a key given twice is an error."""
-    where = where or path
+def read_conf(path, where):
+    """A step.conf as {key: value}; errors name it WHERE. A line that is not
+    "key: value", a key steps/README.md does not document, or a key given
+    twice is an error."""
     conf, line_of = {}, {}
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
@@ -80,11 +80,9 @@ def read_conf(path, where=None):
     return conf
 
 
-def read_runs(path, where=None, abis=None):
-    """The runs of a runs file: [(program, abi, name)], in order. The ABIs
-    are those of guest/abis (of the lab at ROOT, unless given)."""
-    where = where or path
-    abis = abis or [a for a, _, _ in read_abis()]
+def read_runs(path, where, abis):
+    """The runs of a runs file: [(program, abi, name)], in order; errors
+    name it WHERE. ABIS: those of the lab's guest/abis."""
     runs = []
     for n, line in _lines(path):
         words = line.split()

@@ -13,9 +13,9 @@
 #     goal in the x32 row only, with the bytes it read; the solution,
 #     exercise/bpf-i386-cookie.patch, reaches it;
 # and each way a learner's patch fails ends in one error that says where
-# to look: one that does not apply, one that does not compile, one whose
-# kernel panics. Afterwards the steps' branches, kernels and transcripts
-# are as they were. Each try's verdict is kept in build/try-exercise/
+# to look: one that does not apply, one that does not compile, one that
+# does not link, one whose kernel panics. Afterwards the steps'
+# branches, kernels and transcripts are as they were. Each try's verdict is kept in build/try-exercise/
 # for the workshop page. One TAP test per check (lib/tap.sh).
 # shellcheck source=../lib/core.sh
 . "$(dirname "$0")/../lib/core.sh"
@@ -123,6 +123,16 @@ if [ "$RC" -ne 0 ] && [ "$(grep -c '^error: ' <<<"$OUT")" = 1 ] &&
 	pass "a patch that does not compile: one error with the compiler's own lines ($(grep -m 1 'waitq.c:[0-9]*:[0-9]*: error' <<<"$OUT" | sed 's/^ *//'))"
 else
 	fail "a patch that does not compile: one error with the compiler's own lines (exit $RC): $(tail -n 8 <<<"$OUT")"
+fi
+# a call to nothing: it compiles, and only the link says what is wrong
+diff_of fs/autofs/waitq.c 's/^\t\tpktsz = sizeof(\*packet);$/\t\tpktsz = lab_try_unlinked();/; s/^#include "autofs_i.h"$/&\n\nsize_t lab_try_unlinked(void);/' >"$tmp/no-link.diff"
+try no-link --patch "$tmp/no-link.diff"
+if [ "$RC" -ne 0 ] && [ "$(grep -c '^error: ' <<<"$OUT")" = 1 ] &&
+	grep -q '^error: the kernel does not link with your change' <<<"$OUT" &&
+	grep -q 'undefined reference to .lab_try_unlinked' <<<"$OUT"; then
+	pass "a patch that does not link: one error with the linker's own lines ($(grep -m 1 'undefined reference' <<<"$OUT" | sed 's/^ *//'))"
+else
+	fail "a patch that does not link: one error with the linker's own lines (exit $RC): $(tail -n 8 <<<"$OUT")"
 fi
 diff_of fs/autofs/init.c 's/^\tint err;$/\tint err;\n\n\tpanic("make try: a kernel that panics at boot");/' >"$tmp/panics.diff"
 t0=$SECONDS

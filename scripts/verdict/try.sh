@@ -118,12 +118,15 @@ case $rc in
 0) ;;
 3)
 	log=$(kernel_log "$(basename "$out")")
-	errs=$(grep -E '^[^ :]+:[0-9]+(:[0-9]+)?: (fatal )?error: ' "$log" 2>/dev/null | head -n 8)
-	if [ -n "$errs" ]; then
-		die "the kernel does not compile with your change. The compiler said:
-$(grep -E -A3 '^[^ :]+:[0-9]+(:[0-9]+)?: (fatal )?error: ' "$log" | grep -v '^--$' | head -n 24 | sed 's/^/  /')
+	# the compiler's own lines, else the linker's, else make's last ones
+	errs=$(grep -E -A3 '^[^ :]+:[0-9]+(:[0-9]+)?: (fatal )?error: ' "$log" 2>/dev/null | grep -v '^--$' | head -n 24 || true)
+	[ -z "$errs" ] || die "the kernel does not compile with your change. The compiler said:
+  ${errs//$'\n'/$'\n'  }
 (whole log: ${log#"$LAB_ROOT"/})"
-	fi
+	errs=$(grep -E 'undefined reference to|modpost: .*undefined' "$log" 2>/dev/null | head -n 8 || true)
+	[ -z "$errs" ] || die "the kernel does not link with your change. The linker said:
+  ${errs//$'\n'/$'\n'  }
+(whole log: ${log#"$LAB_ROOT"/})"
 	die "the kernel did not build: $(tail -n 5 "$(stage_log kernel_log)" | sed 's/^/  /')" ;;
 4) die "the guest programs did not build against your kernel's headers: $(tail -n 5 "$(stage_log guest_log)")" ;;
 5)

@@ -171,7 +171,7 @@ build_step() {
 		[ -f "$(out_file "$out" bzimage)" ] && [ -f "$(out_file "$out" vmlinux)" ]; then
 		return 0
 	fi
-	say "kernel: step $s ($s)"
+	say "kernel: step $s"
 	rm -f "$kkey"
 	mkdir -p "$out"
 	git -C "$KSRC" checkout -q "$s"

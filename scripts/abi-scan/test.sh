@@ -9,7 +9,7 @@
 # testdata/synthetic.h, whose expected numbers (testdata/expected.tsv) are
 # compiled as _Static_asserts too. One TAP test per check
 # (scripts/lib/tap.sh); exits non-zero if a check failed. (The unit tests
-# on canned pahole output, unit-tests.py, need no kernel: make check.)
+# on canned pahole output, tests/test_abiscan.py, need no kernel: make check.)
 # shellcheck source=../lib/core.sh
 . "$(dirname "$0")/../lib/core.sh"
 lab_setup

@@ -9,7 +9,6 @@
     results  the guests' RESULT lines, checked against history
     sources  docs/sources.yml
     tap      the Python tests' one TAP line printer (lib/tap.sh numbers them)
-    tapunit  the same tests under unittest: python3 -m unittest discover -s tests
 
 Every module is run, or imported, by the lab's shell (lib/core.sh: it
 puts scripts/ on PYTHONPATH and says where the lab is in LAB_ROOT), or

@@ -6,7 +6,7 @@ WHY"; any other line is a comment). This is their one printer, so that
 every program writes them as tap.sh's tap_point does: a message's lines
 after the first are "#   " comments, and a line of output (a command's,
 quoted in a message) is never read as a test. Stdlib only, and no
-unittest (its side is tapunit.py): results.py prints make run's verdict
+unittest (its side is tests/tapunit.py): results.py prints make run's verdict
 with it too.
 """
 

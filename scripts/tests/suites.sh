@@ -136,7 +136,7 @@ $(tail -n 15 "$TLOG/limits.out")"
 }
 suite_model() { tap_begin; tap_run "$LAB_PYTHON" "$SCRIPTS/tests/test_steps.py"; finish; }
 suite_results() { tap_begin; tap_run "$LAB_PYTHON" "$SCRIPTS/tests/test_results.py"; finish; }
-suite_scan-units() { tap_begin; tap_run "$LAB_PYTHON" "$SCRIPTS/abi-scan/unit-tests.py"; finish; }
+suite_scan-units() { tap_begin; tap_run "$LAB_PYTHON" "$SCRIPTS/tests/test_abiscan.py"; finish; }
 suite_inventory() { tap_begin; tap_run "$LAB_PYTHON" "$SCRIPTS/tests/inventory.py" --build "$BUILD_DIR"; finish; }
 suite_bundle() { exec "$SCRIPTS/tests/test-bundle.sh"; }
 suite_check-tree() { exec "$SCRIPTS/tests/test-check-tree.sh"; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Host tests of the RESULT rules (results.py) and the gdb value checks
 (gdbcheck.py), on made-up transcripts: each rule must be able to fail.
-Each check is a subtest of Rules (labhost/tapunit.py): `python3 -m
+Each check is a subtest of Rules (tests/tapunit.py): `python3 -m
 unittest` runs them (from scripts/, LAB_ROOT set), and so does this file
 run as a program, one TAP line a check (labhost/tap.py) that make check's
 suite "results" numbers (lib/tap.sh's tap_run); exit 1 if any failed."""
@@ -13,7 +13,8 @@ import tempfile
 from contextlib import redirect_stderr, redirect_stdout
 
 import gdbcheck  # scripts/, which Python puts first for a script there
-from labhost import results, tapunit
+import tapunit
+from labhost import results
 
 EXPECTED = """# program abi name verdict cause sizes
 systemd-style    i386    systemd-style  broken  leftover  got=4 want=300

@@ -4,7 +4,7 @@ on made-up labs in a temporary directory: each rule must be able to fail,
 and a steps/ that breaks one must stop every consumer alike: the model,
 its answers for the shell (labhost/model.py), lib/model.sh's helpers (so
 every shell script, the guest build among them) and the inventory checks.
-Each check is a subtest of StepModel (labhost/tapunit.py): `python3 -m
+Each check is a subtest of StepModel (tests/tapunit.py): `python3 -m
 unittest` runs them (from scripts/, LAB_ROOT set), and so does this file
 run as a program, one TAP line a check (labhost/tap.py) that make check's
 suite "model" numbers (lib/tap.sh's tap_run); exit 1 if any failed."""
@@ -15,7 +15,8 @@ import sys
 import tempfile
 
 import labenv  # tests/, which Python puts first for a script there
-from labhost import results, tapunit
+import tapunit
+from labhost import results
 from labhost import steps as model
 from labhost.limits import limit
 

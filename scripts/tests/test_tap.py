@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Python tests' TAP (labhost/tap.py, labhost/tapunit.py) as lib/tap.sh
+"""The Python tests' TAP (labhost/tap.py, tests/tapunit.py) as lib/tap.sh
 reads it: each check one test, a message's other lines comments, a SKIP
 with its reason, a crash named, and a command's stderr never a test.
 Run by `python3 -m unittest` (from scripts/, LAB_ROOT set), or as a
@@ -13,7 +13,7 @@ import unittest
 from contextlib import redirect_stdout
 
 import labenv  # tests/, which Python puts first for a script there
-from labhost import tapunit
+import tapunit
 from labhost.limits import limit
 from labhost.tap import Tap
 
